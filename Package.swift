@@ -1,0 +1,96 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Herald",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "herald", targets: ["HeraldCLI"]),
+        .library(name: "HeraldCore", targets: ["HeraldCore"]),
+        .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
+        .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure values: payloads, push types, tokens, reasons. Foundation only.
+        .target(name: "HeraldCore"),
+        // Provider authentication: JWT (ES256) and certificates, development PKI.
+        .target(
+            name: "HeraldAuth",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // Durable storage: SQLite (embedded default).
+        .target(
+            name: "HeraldStore",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The HTTP/2 provider API.
+        .target(
+            name: "HeraldGateway",
+            dependencies: [
+                "HeraldCore", "HeraldAuth", "HeraldStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The device side: Apple's UserNotifications types and rules. Foundation only.
+        .target(name: "HeraldUserNotifications"),
+        .executableTarget(
+            name: "HeraldCLI",
+            dependencies: [
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
+        .testTarget(
+            name: "HeraldAuthTests",
+            dependencies: [
+                "HeraldAuth", "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldCore"]),
+        .testTarget(
+            name: "HeraldGatewayTests",
+            dependencies: [
+                "HeraldGateway", "HeraldAuth", "HeraldStore", "HeraldCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+
+/// `herald`: the command-line entry to Herald.
+@main
+struct Herald: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald",
+        abstract: "An APNs-compatible push notification service.",
+        subcommands: [
+            ServeCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
+        ]
+    )
+}
+
+/// The data directory option shared by every command.
+struct DataDirectoryOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "Herald's data directory (database, TLS files).")
+    var dataDirectory = "./herald-data"
+
+    var url: URL { URL(fileURLWithPath: dataDirectory, isDirectory: true) }
+    var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
+}
+
+/// A failure the CLI reports as one line and a non-zero exit.
+struct CLIFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension ParsableCommand {
+    /// Runs a command body, turning any error into one line on standard error and exit code 1.
+    func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as CLIFailure {
+            FileHandle.standardError.write(Data("herald: error: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+            FileHandle.standardError.write(Data("herald: error: \(text)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}

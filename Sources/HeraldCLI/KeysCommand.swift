@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldStore
+
+/// `herald keys`: provider signing keys (token authentication).
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Manage provider signing keys (.p8) for token authentication.",
+        subcommands: [Add.self, Generate.self, List.self, Token.self]
+    )
+
+    /// The options that describe a key's scope.
+    struct ScopeOptions: ParsableArguments {
+        @Option(help: "Where the key is valid: sandbox, production or both.")
+        var environment = "both"
+
+        @Option(help: "Comma-separated topics for a topic-specific key (default: every topic of the team).")
+        var topics: String?
+
+        var scope: SigningKeyScope {
+            get throws {
+                guard let scope = SigningKeyScope(rawValue: environment) else {
+                    throw CLIFailure("unknown environment '\(environment)' (expected sandbox, production or both)")
+                }
+                return scope
+            }
+        }
+
+        var topicList: [String]? {
+            topics.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register an existing .p8 key.")
+        @OptionGroup var data: DataDirectoryOptions
+        @Option(help: "The .p8 file.") var p8: String
+        @Option(name: .customLong("key-id"), help: "The key id (kid).") var keyID: String
+        @Option(name: .customLong("team-id"), help: "The team id (iss).") var teamID: String
+        @OptionGroup var scope: ScopeOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
+                try await register(key, scope: scope, data: data)
+                print("registered key \(keyID) of team \(teamID) (\(try scope.scope))")
+            }
+        }
+    }
+
+    struct Generate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a new .p8 key for development and register it.")
+        @OptionGroup var data: DataDirectoryOptions
+        @Option(name: .customLong("key-id"), help: "The key id (default: random, 10 characters).") var keyID: String?
+        @Option(name: .customLong("team-id"), help: "The team id.") var teamID: String
+        @Option(help: "Where to write the .p8 file (default: AuthKey_<KEYID>.p8).") var out: String?
+        @OptionGroup var scope: ScopeOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let key = try PrivateSigningKey.generate(teamID: teamID, keyID: keyID ?? SigningKey.randomID())
+                let path = out ?? "AuthKey_\(key.keyID).p8"
+                try key.write(p8To: URL(fileURLWithPath: path))
+                try await register(key, scope: scope, data: data)
+                print(path)
+                FileHandle.standardError.write(Data("registered key \(key.keyID) of team \(teamID); wrote \(path)\n".utf8))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List registered keys.")
+        @OptionGroup var data: DataDirectoryOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let store = try openStore(data)
+                for key in try await store.signingKeys() {
+                    print("\(key.keyID)  team \(key.teamID)  \(key.scope)  topics \(key.topics?.joined(separator: ",") ?? "all")")
+                }
+                await store.shutdown()
+            }
+        }
+    }
+
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a provider token (JWT, ES256) for the authorization header.")
+        @Option(help: "The .p8 file.") var p8: String
+        @Option(name: .customLong("key-id"), help: "The key id (kid).") var keyID: String
+        @Option(name: .customLong("team-id"), help: "The team id (iss).") var teamID: String
+        @Option(help: "Issued-at time in seconds since the epoch (default: now).") var iat: Int64?
+
+        func run() async throws {
+            try await reportingErrors {
+                let key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
+                print(key.makeToken(issuedAt: iat ?? SystemWallClock().nowSeconds()))
+            }
+        }
+    }
+}
+
+private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions, data: DataDirectoryOptions) async throws {
+    let store = try openStore(data)
+    let record = SigningKeyRecord(
+        keyID: key.keyID,
+        teamID: key.teamID,
+        scope: try scope.scope,
+        topics: scope.topicList,
+        publicKeyPEM: key.privateKey.publicKey.pemRepresentation,
+        createdAtMilliseconds: SystemWallClock().nowMilliseconds()
+    )
+    do {
+        try await store.addSigningKey(record)
+    } catch {
+        await store.shutdown()
+        throw error
+    }
+    await store.shutdown()
+}
+
+/// Opens the data directory's store for a short CLI command.
+func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
+    try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
+    return try SQLiteStore(configuration: .init(dataDirectory: data.url.path))
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldGateway
+import HeraldStore
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// `herald serve`: the gateway on the embedded SQLite store.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the APNs provider API.")
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .customLong("tls-port"), help: "HTTP/2 over TLS port (ALPN h2); -1 disables it.")
+    var tlsPort = 2197
+
+    @Option(name: .customLong("h2c-port"), help: "Cleartext port: h2c with prior knowledge and HTTP/1.1; -1 disables it.")
+    var cleartextPort = 2195
+
+    @Option(help: "The environment this gateway serves: sandbox or production.")
+    var environment = "sandbox"
+
+    @Option(name: .customLong("tls-cert"), help: "Server certificate (PEM) instead of the development one.")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "Server private key (PEM), with --tls-cert.")
+    var tlsKey: String?
+
+    @Option(name: .customLong("client-ca"), help: "Extra CA (PEM) whose client certificates authenticate providers.")
+    var clientCAs: [String] = []
+
+    @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS after authentication.")
+    var maximumStreams = 1000
+
+    @Option(name: .customLong("initial-streams"), help: "Streams a token-auth connection gets before its first valid token.")
+    var initialStreams = 1
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay idle before GOAWAY IdleTimeout.")
+    var idleTimeout = 3600
+
+    @Option(name: .customLong("per-token-rate"), help: "Notifications per second per device token before TooManyRequests; 0 = no limit.")
+    var perTokenRate = 0
+
+    @Option(help: "SQLite synchronous mode: full or normal.")
+    var synchronous = "full"
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        try await reportingErrors {
+            let environment = try parseEnvironment(environment)
+            var logger = Logger(label: "herald")
+            logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
+
+            var storeConfiguration = SQLiteStore.Configuration(dataDirectory: data.url.path)
+            storeConfiguration.synchronous = synchronous == "normal" ? .normal : .full
+            let store = try SQLiteStore(configuration: storeConfiguration, logger: logger)
+
+            var configuration = GatewayConfiguration()
+            configuration.host = host
+            configuration.tlsPort = tlsPort >= 0 ? tlsPort : nil
+            configuration.cleartextPort = cleartextPort >= 0 ? cleartextPort : nil
+            configuration.environment = environment
+            configuration.maximumConcurrentStreams = maximumStreams
+            configuration.initialConcurrentStreams = initialStreams
+            configuration.idleTimeout = .seconds(Int64(idleTimeout))
+            configuration.perTokenRateLimit = perTokenRate
+            var tlsSummary = "off"
+            if configuration.tlsPort != nil {
+                let pki = try DevelopmentPKI.loadOrCreate(in: data.tlsDirectory, now: Date())
+                let certificate = tlsCertificate ?? pki.files.serverCertificate.path
+                let key = tlsKey ?? pki.files.serverPrivateKey.path
+                configuration.tls = .init(
+                    certificatePath: certificate,
+                    privateKeyPath: key,
+                    clientCAPaths: [pki.files.caCertificate.path] + clientCAs
+                )
+                tlsSummary = "trust \(pki.files.caCertificate.path)"
+            }
+
+            let gateway = Gateway(configuration: configuration, services: ProviderServices(store: store), logger: logger)
+            let group = ServiceGroup(
+                configuration: .init(services: [.init(service: gateway)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            )
+            let host = self.host
+            let dataPath = data.url.standardizedFileURL.path
+            let trust = tlsSummary
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                tasks.addTask {
+                    try await gateway.waitUntilReady()
+                    let tls = await gateway.tlsPort
+                    let cleartext = await gateway.cleartextPort
+                    let banner = [
+                        "Herald \(environment.rawValue) gateway",
+                        "  data:       \(dataPath) (SQLite)",
+                        "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
+                        "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
+                        "herald: ready",
+                    ]
+                    FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
+                }
+                try await tasks.waitForAll()
+            }
+            await store.shutdown()
+        }
+    }
+}
+
+func parseEnvironment(_ text: String) throws -> APNSEnvironment {
+    guard let environment = APNSEnvironment(rawValue: text) else {
+        throw CLIFailure("unknown environment '\(text)' (expected sandbox or production)")
+    }
+    return environment
+}

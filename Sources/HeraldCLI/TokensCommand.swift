@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldStore
+
+/// `herald tokens`: device tokens, until devices register their own.
+struct TokensCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokens",
+        abstract: "Register and unregister device tokens.",
+        subcommands: [Register.self, Unregister.self]
+    )
+
+    struct Register: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a new device token for an app (bundle id).")
+        @OptionGroup var data: DataDirectoryOptions
+        @Option(help: "The app's bundle id.") var topic: String
+        @Option(help: "sandbox or production.") var environment = "sandbox"
+
+        func run() async throws {
+            try await reportingErrors {
+                guard Topic.isWellFormed(topic) else { throw CLIFailure("'\(topic)' is not a bundle id") }
+                let environment = try parseEnvironment(environment)
+                let store = try openStore(data)
+                let token = try await store.registerToken(bundleID: topic, environment: environment, deviceID: nil)
+                await store.shutdown()
+                print(token.hex)
+            }
+        }
+    }
+
+    struct Unregister: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unregister a token: later pushes get 410 Unregistered.")
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "The device token (hex).") var token: String
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let deviceToken = DeviceToken(hex: token) else { throw CLIFailure("'\(token)' is not a device token") }
+                let store = try openStore(data)
+                do {
+                    let record = try await store.unregister(deviceToken, atMilliseconds: SystemWallClock().nowMilliseconds())
+                    await store.shutdown()
+                    print("unregistered \(record.token.hex) at \(record.unregisteredAtMilliseconds ?? 0)")
+                } catch {
+                    await store.shutdown()
+                    throw error
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/// The `apns-id` of a notification: a canonical UUID, 8-4-4-4-12 hexadecimal digits.
+///
+/// Apple's examples are lowercase; Herald also accepts uppercase (spec §A.2 leaves it open) and keeps
+/// the text the provider sent, since APNs echoes "the same value found in the apns-id field".
+public struct NotificationID: Hashable, Sendable, CustomStringConvertible, Codable {
+    /// The identifier exactly as the provider sent it (or as Herald generated it, lowercase).
+    public let text: String
+
+    /// Parses a canonical UUID string; `nil` when the form is not 8-4-4-4-12 hex digits.
+    public init?(_ text: some StringProtocol) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return nil }
+        for (index, byte) in utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+                UInt8(ascii: "A")...UInt8(ascii: "F"):
+                continue
+            default:
+                return nil
+            }
+        }
+        self.text = String(text)
+    }
+
+    /// A new random (version 4) identifier, lowercase.
+    public static func random() -> NotificationID {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A new random (version 4) identifier, lowercase, from the given generator.
+    public static func random(using generator: inout some RandomNumberGenerator) -> NotificationID {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return NotificationID(unchecked: String(decoding: out, as: UTF8.self))
+    }
+
+    private init(unchecked text: String) {
+        self.text = text
+    }
+
+    /// The lowercase form, used as the key of the notification's trace.
+    public var key: String { text.lowercased() }
+
+    public var description: String { text }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        guard let id = NotificationID(string) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an apns-id: \(string)")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}

@@ -1,0 +1,110 @@
+import HeraldCore
+import NIOCore
+import NIOHTTP1
+
+/// Serves the provider API over HTTP/1.1, for clients that only speak HTTP/1.1 to an `http://` URL.
+///
+/// The same processor decides; answers carry the same headers and JSON bodies as over HTTP/2.
+final class ProviderHTTP1Handler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let processor: ProviderRequestProcessor
+    private var connection: ProviderConnectionState
+    private var head = ProviderRequestHead()
+    private var keepAlive = true
+    private var body: [UInt8] = []
+    private var oversized = false
+    private var inFlight = false
+    private var closeWhenDone = false
+
+    init(processor: ProviderRequestProcessor, connection: ProviderConnectionState) {
+        self.processor = processor
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            head = ProviderRequestHead()
+            head.add(name: ":method", value: request.method.rawValue)
+            head.add(name: ":path", value: request.uri)
+            keepAlive = request.isKeepAlive
+            for header in request.headers where !Self.transportHeaders.contains(header.name.lowercased()) {
+                head.add(name: header.name.lowercased(), value: header.value)
+            }
+            body = []
+            oversized = false
+        case .body(let buffer):
+            if !oversized {
+                if body.count + buffer.readableBytes > 5121 {
+                    oversized = true
+                    body = []
+                } else {
+                    body.append(contentsOf: buffer.readableBytesView)
+                }
+            }
+        case .end:
+            finishRequest(context: context)
+        }
+    }
+
+    /// Hop-by-hop and HTTP/1.1-only headers that HTTP/2 does not carry, so they never count as duplicates.
+    private static let transportHeaders: Set<String> = ["host", "connection", "content-length", "transfer-encoding", "keep-alive", "expect"]
+
+    private func finishRequest(context: ChannelHandlerContext) {
+        let decision = processor.process(head: head, body: body, bodyTooLarge: oversized, connection: &connection)
+        _ = connection.takeStreamLimitRaise()
+        switch decision {
+        case .respond(let response):
+            write(response, context: context)
+        case .commit(let notification, let response):
+            inFlight = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            processor.commit(notification) { result in
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.inFlight = false
+                    switch result {
+                    case .success: handler.write(response, context: context)
+                    case .failure: handler.write(.failure(.internalServerError, apnsID: response.apnsID), context: context)
+                    }
+                    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+                }
+            }
+        }
+    }
+
+    private func write(_ response: ProviderResponse, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "apns-id", value: response.apnsID)
+        if let uniqueID = response.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID) }
+        let body = response.body ?? []
+        if !body.isEmpty { headers.add(name: "content-type", value: "application/json") }
+        headers.add(name: "content-length", value: String(body.count))
+        let close = closeWhenDone || !keepAlive
+        if close { headers.add(name: "connection", value: "close") }
+        let status = HTTPResponseStatus(statusCode: response.status)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if !body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if close { done.whenComplete { _ in context.close(promise: nil) } }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ProviderConnectionClosing {
+            closeWhenDone = true
+            if !inFlight { context.close(promise: nil) }
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldStore
+
+/// What to do with one request: answer now, or commit and then answer.
+enum ProviderDecision: Sendable {
+    case respond(ProviderResponse)
+    case commit(AcceptedNotification, ProviderResponse)
+}
+
+/// Decides every provider request in the documented order (docs/provider-api.md) and commits accepted ones.
+///
+/// Shared by all connections and event loops; it holds no per-connection state (that is `ProviderConnectionState`).
+final class ProviderRequestProcessor: Sendable {
+    private let services: ProviderServices
+    private let environment: APNSEnvironment
+    private let policy: ValidationPolicy
+    private let payloadValidator: PayloadValidator
+    private let rateLimiter: TokenRateLimiter?
+
+    init(configuration: GatewayConfiguration, services: ProviderServices) {
+        self.services = services
+        self.environment = configuration.environment
+        self.policy = configuration.policy
+        self.payloadValidator = PayloadValidator(policy: configuration.policy)
+        self.rateLimiter = configuration.perTokenRateLimit > 0 ? TokenRateLimiter(perSecond: configuration.perTokenRateLimit) : nil
+    }
+
+    /// The state of a new connection, given the client certificate it presented (DER), if any.
+    func makeConnectionState(clientCertificateDER: [UInt8]?) -> ProviderConnectionState {
+        var authConfiguration = ConnectionAuthentication.Configuration()
+        authConfiguration.badEnvironmentKeyReason = policy.badEnvironmentKeyReason
+        var certificate: ProviderCertificate?
+        var rejection: APNSReason?
+        if let der = clientCertificateDER {
+            do {
+                certificate = try ProviderCertificate(derBytes: der)
+            } catch {
+                rejection = .badCertificate
+            }
+        }
+        let authentication = ConnectionAuthentication(
+            environment: environment,
+            clientCertificate: certificate,
+            configuration: authConfiguration
+        )
+        return ProviderConnectionState(authentication: authentication, certificateRejection: rejection)
+    }
+
+    /// Decides one request.
+    func process(head: ProviderRequestHead, body: [UInt8], bodyTooLarge: Bool, connection: inout ProviderConnectionState) -> ProviderDecision {
+        let providedID = head.apnsID.flatMap { NotificationID($0) }
+        let apnsID = providedID?.text ?? NotificationID.random().text
+        // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
+        let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
+        switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
+        case .failure(let rejection):
+            var response = ProviderResponse.failure(rejection.reason, apnsID: apnsID, timestamp: rejection.timestamp)
+            response.uniqueID = uniqueID
+            return .respond(response)
+        case .success(let notification):
+            return .commit(notification, .success(apnsID: apnsID, uniqueID: uniqueID))
+        }
+    }
+
+    /// Commits an accepted notification; `completion` runs on the store's writer, never on the caller's loop.
+    func commit(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        services.store.enqueue(notification) { result in
+            completion(result.mapError { $0 })
+        }
+    }
+
+    /// Stops committing (the store drains what is queued).
+    func shutdown() {}
+
+    struct Rejection: Error {
+        var reason: APNSReason
+        var timestamp: Int64?
+    }
+
+    private func decide(
+        head: ProviderRequestHead,
+        body: [UInt8],
+        bodyTooLarge: Bool,
+        connection: inout ProviderConnectionState,
+        apnsID: String
+    ) -> Result<AcceptedNotification, Rejection> {
+        let now = services.clock.nowMilliseconds()
+        let nowSeconds = now / 1000
+        // 1. method, 2. path
+        guard head.method == "POST" else { return .failure(Rejection(reason: .methodNotAllowed)) }
+        let tokenText: String
+        switch head.pathTarget {
+        case .other: return .failure(Rejection(reason: .badPath))
+        case .missingToken: return .failure(Rejection(reason: .missingDeviceToken))
+        case .device(let text): tokenText = text
+        }
+        // 3. duplicate headers
+        guard !head.hasDuplicates else { return .failure(Rejection(reason: .duplicateHeaders)) }
+        // 4. authentication (the topic's permission is checked with the topic, in step 6)
+        if let rejection = connection.certificateRejection { return .failure(Rejection(reason: rejection)) }
+        let authorization = authenticate(head: head, connection: &connection, nowSeconds: nowSeconds)
+        if let reason = authorization.rejection, reason != .topicDisallowed, reason != .missingTopic {
+            return .failure(Rejection(reason: reason))
+        }
+        // 5. header values
+        let values: ProviderHeaderValues
+        switch ProviderHeaderValues.parse(head, policy: policy, nowSeconds: nowSeconds) {
+        case .failure(let reason): return .failure(Rejection(reason: reason))
+        case .success(let parsed): values = parsed
+        }
+        // 6. topic
+        guard let topic = head.topic ?? authorization.topic else { return .failure(Rejection(reason: .missingTopic)) }
+        let pushType: PushType
+        let bundleID: String
+        switch Topic.resolve(topic, pushType: values.pushType) {
+        case .failure(let reason): return .failure(Rejection(reason: reason))
+        case .success(let resolved): (pushType, bundleID) = resolved
+        }
+        if let reason = authorization.rejection { return .failure(Rejection(reason: reason)) }
+        // 7. device token
+        guard let token = DeviceToken(hex: tokenText) else { return .failure(Rejection(reason: .badDeviceToken)) }
+        guard let record = try? services.store.lookup(token), record.environment == environment else {
+            return .failure(Rejection(reason: .badDeviceToken))
+        }
+        guard record.bundleID == bundleID else { return .failure(Rejection(reason: .deviceTokenNotForTopic)) }
+        if let unregistered = record.unregisteredAtMilliseconds {
+            return .failure(Rejection(reason: .unregistered, timestamp: unregistered))
+        }
+        // 8. payload
+        if bodyTooLarge { return .failure(Rejection(reason: .payloadTooLarge)) }
+        if case .failure(let reason) = payloadValidator.validate(body, pushType: pushType) {
+            return .failure(Rejection(reason: reason))
+        }
+        // 9. per-token rate
+        if let rateLimiter, !rateLimiter.admit(token, nowMilliseconds: now) {
+            return .failure(Rejection(reason: .tooManyRequests))
+        }
+        let id = NotificationID(apnsID) ?? NotificationID.random()
+        return .success(
+            AcceptedNotification(
+                id: id,
+                token: token,
+                topic: topic,
+                bundleID: bundleID,
+                environment: environment,
+                pushType: pushType,
+                priority: values.priority ?? .immediate,
+                expiration: values.expiration,
+                collapseID: values.collapseID,
+                payload: body,
+                acceptedAtMilliseconds: now
+            )
+        )
+    }
+
+    /// Runs the connection's authentication rules, loading a key the verifier has not seen from the store.
+    private func authenticate(
+        head: ProviderRequestHead,
+        connection: inout ProviderConnectionState,
+        nowSeconds: Int64
+    ) -> ConnectionAuthentication.Decision {
+        let bundleID = head.topic.flatMap { topic in
+            PushType(rawValue: head.pushType ?? PushType.inferred(fromTopic: topic).rawValue).bundleID(fromTopic: topic)
+        }
+        var token: Result<VerifiedProviderToken, ProviderTokenError> = .failure(.missing)
+        if !connection.authentication.usesCertificate {
+            token = services.verifier.verify(authorization: head.authorization, nowSeconds: nowSeconds)
+            if case .failure(let error) = token, error == .unknownKey, loadKey(for: head.authorization) {
+                token = services.verifier.verify(authorization: head.authorization, nowSeconds: nowSeconds)
+            }
+        }
+        let decision = connection.authentication.authorize(token: token, topic: head.topic, bundleID: bundleID, nowSeconds: nowSeconds)
+        if decision.isFirstValidToken { connection.noteFirstValidToken() }
+        return decision
+    }
+
+    /// Registers in the verifier the key a token names, if the store has it (keys added while the server runs).
+    private func loadKey(for authorization: String?) -> Bool {
+        guard case .success(let text) = BearerAuthorization.token(in: authorization),
+            let parsed = try? ProviderToken(parsing: text),
+            let record = try? services.store.signingKey(keyID: parsed.keyID),
+            let key = try? SigningKey(record)
+        else { return false }
+        services.verifier.register(key)
+        return true
+    }
+}

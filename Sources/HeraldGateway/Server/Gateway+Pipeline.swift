@@ -1,0 +1,90 @@
+import HeraldCore
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+extension Gateway {
+    /// The listener bootstrap: TLS (optional), then protocol sniffing, then HTTP/2 or HTTP/1.1.
+    nonisolated func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
+        bootstrap(tls: tls, group: group, processor: processor, registry: connections)
+    }
+
+    private nonisolated func bootstrap(
+        tls: NIOSSLContext?,
+        group: MultiThreadedEventLoopGroup,
+        processor: ProviderRequestProcessor,
+        registry: ConnectionRegistry
+    ) -> ServerBootstrap {
+        let configuration = self.configuration
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    registry.add(channel)
+                    let sync = channel.pipeline.syncOperations
+                    if let tls {
+                        try sync.addHandler(NIOSSLServerHandler(context: tls))
+                    }
+                    try sync.addHandler(
+                        ProtocolSniffer { wire, context in
+                            try Self.configure(wire, context: context, processor: processor, configuration: configuration)
+                        }
+                    )
+                }
+            }
+    }
+
+    private static func configure(
+        _ wire: ProtocolSniffer.WireProtocol,
+        context: ChannelHandlerContext,
+        processor: ProviderRequestProcessor,
+        configuration: GatewayConfiguration
+    ) throws {
+        let sync = context.pipeline.syncOperations
+        let certificate = try? sync.handler(type: NIOSSLServerHandler.self).peerCertificate
+        let connection = processor.makeConnectionState(clientCertificateDER: try certificate?.toDERBytes())
+        let idle = IdleStateHandler(allTimeout: configuration.idleTimeout)
+        switch wire {
+        case .http2:
+            var settings = nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
+            // Spec §A.1: with token auth, one stream until a request carries a valid token.
+            let initialStreams = connection.isAuthenticated ? configuration.maximumConcurrentStreams : configuration.initialConcurrentStreams
+            settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: initialStreams))
+            settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: 8000))
+            let handlers: [any ChannelHandler] = [
+                idle, IdleTimeoutHandler(),
+                NIOHTTP2Handler(mode: .server, initialSettings: settings),
+                ProviderHTTP2Handler(
+                    processor: processor,
+                    connection: connection,
+                    maximumConcurrentStreams: configuration.maximumConcurrentStreams
+                ),
+            ]
+            try insert(handlers, after: context.handler, sync)
+        case .http1:
+            var handlers: [any ChannelHandler] = [idle, IdleTimeoutHandler()]
+            handlers.append(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+            handlers.append(HTTPResponseEncoder())
+            handlers.append(ProviderHTTP1Handler(processor: processor, connection: connection))
+            try insert(handlers, after: context.handler, sync)
+        }
+    }
+
+    /// Adds handlers in order right after `anchor`, each after the previous one.
+    private static func insert(
+        _ handlers: [any ChannelHandler],
+        after anchor: any ChannelHandler,
+        _ sync: ChannelPipeline.SynchronousOperations
+    ) throws {
+        var previous = anchor
+        for handler in handlers {
+            try sync.addHandler(handler, position: .after(previous))
+            previous = handler
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import HeraldCore
+
+/// The durable store behind the gateway, the delivery engine and the CLI: accepted notifications,
+/// their delivery traces, the device-token registry and the provider signing keys.
+///
+/// Two backends implement it: ``SQLiteStore`` (the embedded default, one file) and, later, PostgreSQL
+/// (shared by several gateway nodes). Rules every implementation keeps:
+/// - ``enqueue(_:completion:)`` calls its completion only once the notification is durable: the
+///   gateway answers `200` only after that, because APNs's `200` means "accepted for delivery".
+/// - ``lookup(_:)`` and ``signingKey(keyID:)`` are on the request hot path: they answer from memory and
+///   see changes made by other processes within a bounded delay.
+/// - Errors are ``StoreError``; nothing traps on bad input or a busy database, and every wait has a deadline.
+public protocol NotificationStore: Sendable {
+    // MARK: Accepted notifications
+
+    /// Queues an accepted notification for the next group commit; `completion` runs once it is durable
+    /// (`.success`) or could not be stored (`.failure`).
+    ///
+    /// Usable from a SwiftNIO event loop: it never blocks and starts no task. The completion runs on the
+    /// store's writer thread — or at once, on the caller's thread, when the notification is refused
+    /// (``StoreError/overloaded``, ``StoreError/shutDown``) — and must only hand the result back (e.g.
+    /// `eventLoop.execute`), never block.
+    /// A notification whose `apns-id` is already stored replaces the older one (see ``SQLiteStore``).
+    func enqueue(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
+
+    /// One stored notification by `apns-id` (compared case-insensitively), or `nil`.
+    func notification(_ id: NotificationID) async throws -> StoredNotification?
+
+    /// Stored notifications, newest first, for one device token or for all when `token` is `nil`.
+    ///
+    /// `limit` is clamped to `0...10_000`.
+    func listNotifications(token: DeviceToken?, limit: Int) async throws -> [StoredNotification]
+
+    /// The delivery trace of one notification, oldest event first; empty when the id is unknown.
+    func trace(_ id: NotificationID) async throws -> [TraceEvent]
+
+    /// Row counts for the CLI and the inspection API.
+    func counts() async throws -> StoreCounts
+
+    // MARK: Device tokens
+
+    /// Registers a device token for an app; fails with ``StoreError/duplicateDeviceToken`` if it exists.
+    ///
+    /// Most callers use ``registerToken(bundleID:environment:deviceID:)``, which makes a random token.
+    func registerToken(
+        _ token: DeviceToken,
+        bundleID: String,
+        environment: APNSEnvironment,
+        deviceID: String?
+    ) async throws -> TokenRecord
+
+    /// Marks a token unregistered at the given time (milliseconds since the epoch) and returns its record.
+    ///
+    /// Idempotent: a token that is already unregistered keeps its first time. An unknown token fails with
+    /// ``StoreError/unknownDeviceToken``.
+    @discardableResult
+    func unregister(_ token: DeviceToken, atMilliseconds: Int64) async throws -> TokenRecord
+
+    /// The registry entry of a token, or `nil` when Herald never issued it. Hot path: served from memory.
+    func lookup(_ token: DeviceToken) throws -> TokenRecord?
+
+    // MARK: Signing keys
+
+    /// Adds a provider signing key; fails with ``StoreError/duplicateSigningKey`` if its key id exists.
+    func addSigningKey(_ key: SigningKeyRecord) async throws
+
+    /// Every signing key, oldest first.
+    func signingKeys() async throws -> [SigningKeyRecord]
+
+    /// Removes a signing key; fails with ``StoreError/unknownSigningKey`` when there is none.
+    func removeSigningKey(keyID: String) async throws
+
+    /// The signing key with this key id (the JWT `kid`), or `nil`. Hot path: served from memory.
+    func signingKey(keyID: String) throws -> SigningKeyRecord?
+
+    // MARK: Lifecycle
+
+    /// Stops taking notifications, commits everything already queued, then closes the store.
+    ///
+    /// Later calls fail with ``StoreError/shutDown``. Calling it again returns at once.
+    func shutdown() async
+}
+
+extension NotificationStore {
+    /// Stores an accepted notification and returns once it is durable.
+    ///
+    /// The `async` form of ``enqueue(_:completion:)``, for callers that are not on an event loop.
+    public func accept(_ notification: AcceptedNotification) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            enqueue(notification) { result in
+                continuation.resume(with: result.mapError { $0 as any Error })
+            }
+        }
+    }
+
+    /// Issues a new random 32-byte device token for an app and registers it.
+    public func registerToken(bundleID: String, environment: APNSEnvironment, deviceID: String?) async throws -> DeviceToken {
+        // Why 32 bytes: the size Apple issues in practice (spec §A.9); callers must not rely on it.
+        try await registerToken(DeviceToken.random(), bundleID: bundleID, environment: environment, deviceID: deviceID).token
+    }
+}

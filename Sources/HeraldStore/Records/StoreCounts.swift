@@ -1,0 +1,32 @@
+/// Row counts, for the CLI (`herald trace`, `herald device`) and the inspection API.
+public struct StoreCounts: Hashable, Sendable {
+    /// All notifications held, whatever their state.
+    public var notifications: Int
+    /// Notifications per state (states with no notification are absent).
+    public var notificationsByState: [NotificationState: Int]
+    /// All trace events.
+    public var traceEvents: Int
+    /// All device tokens ever registered.
+    public var deviceTokens: Int
+    /// Device tokens not unregistered.
+    public var activeDeviceTokens: Int
+    /// Signing keys.
+    public var signingKeys: Int
+
+    /// Creates a set of counts.
+    public init(
+        notifications: Int,
+        notificationsByState: [NotificationState: Int],
+        traceEvents: Int,
+        deviceTokens: Int,
+        activeDeviceTokens: Int,
+        signingKeys: Int
+    ) {
+        self.notifications = notifications
+        self.notificationsByState = notificationsByState
+        self.traceEvents = traceEvents
+        self.deviceTokens = deviceTokens
+        self.activeDeviceTokens = activeDeviceTokens
+        self.signingKeys = signingKeys
+    }
+}

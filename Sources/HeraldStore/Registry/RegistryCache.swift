@@ -1,0 +1,77 @@
+/// The in-memory copy of the device-token registry and the signing keys that hot-path lookups read.
+///
+/// Freshness rule: the cache knows the registry revision it reflects (a counter the schema's triggers
+/// move on every token or key change, by any process). A lookup older than the refresh interval, or a
+/// miss, reads the counter; when it moved, the rows changed since are fetched and applied. Changes made
+/// through this process's own store are applied at once.
+///
+/// Tokens are cached as they are used or changed (not all at open); keys, being few, are all cached.
+struct RegistryCache: Sendable {
+    /// A cached token with the registry revision of its row, so that an older read never overwrites a newer one.
+    struct CachedToken: Sendable {
+        var record: TokenRecord
+        var revision: Int64
+    }
+
+    /// What a lookup must do after reading the cache.
+    enum Freshness: Equatable {
+        /// The cache is fresh enough: answer from it.
+        case fresh
+        /// This caller must refresh (it claimed the refresh, so concurrent callers do not).
+        case refreshDue
+    }
+
+    private(set) var tokens: [String: CachedToken] = [:]
+    private(set) var signingKeys: [String: SigningKeyRecord] = [:]
+    /// The registry revision the cache reflects; `nil` before the first refresh.
+    private(set) var revision: Int64?
+    private var lastCheckedAtMilliseconds: Int64 = .min
+
+    /// The cached token, and whether the calling lookup must refresh first.
+    mutating func token(_ hex: String, nowMilliseconds: Int64, refreshInterval: Int64) -> (TokenRecord?, Freshness) {
+        (tokens[hex]?.record, claimRefreshIfDue(nowMilliseconds: nowMilliseconds, refreshInterval: refreshInterval))
+    }
+
+    /// The cached key, and whether the calling lookup must refresh first.
+    mutating func signingKey(_ keyID: String, nowMilliseconds: Int64, refreshInterval: Int64) -> (SigningKeyRecord?, Freshness) {
+        (signingKeys[keyID], claimRefreshIfDue(nowMilliseconds: nowMilliseconds, refreshInterval: refreshInterval))
+    }
+
+    private mutating func claimRefreshIfDue(nowMilliseconds: Int64, refreshInterval: Int64) -> Freshness {
+        // A clock that went backwards also counts as due.
+        let elapsed = nowMilliseconds.subtractingReportingOverflow(lastCheckedAtMilliseconds)
+        guard elapsed.overflow || elapsed.partialValue >= refreshInterval || elapsed.partialValue < 0 else { return .fresh }
+        lastCheckedAtMilliseconds = nowMilliseconds
+        return .refreshDue
+    }
+
+    /// Applies what a refresh read: the revision, the token rows changed since the cache's revision, and
+    /// (when any change happened) all keys.
+    mutating func apply(revision newRevision: Int64, changedTokens: [CachedToken], allSigningKeys: [SigningKeyRecord]?) {
+        // Two refreshes may race; the one that read an older snapshot must not undo the newer one.
+        if let revision, newRevision < revision { return }
+        for token in changedTokens {
+            store(token)
+        }
+        if let allSigningKeys {
+            signingKeys = Dictionary(allSigningKeys.map { ($0.keyID, $0) }, uniquingKeysWith: { _, last in last })
+        }
+        revision = newRevision
+    }
+
+    /// Adds or updates one token, unless the cache holds a newer version of its row.
+    mutating func store(_ token: CachedToken) {
+        if let cached = tokens[token.record.token.hex], cached.revision > token.revision { return }
+        tokens[token.record.token.hex] = token
+    }
+
+    /// Adds or replaces one key.
+    mutating func store(_ key: SigningKeyRecord) {
+        signingKeys[key.keyID] = key
+    }
+
+    /// Forgets one key.
+    mutating func removeSigningKey(_ keyID: String) {
+        signingKeys[keyID] = nil
+    }
+}

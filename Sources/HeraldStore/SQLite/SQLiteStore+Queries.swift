@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+extension SQLiteStore {
+    private static let notificationColumns = """
+        seq, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
+        payload, accepted_at, state
+        """
+
+    /// The most rows one listing returns.
+    static let maximumListLimit = 10_000
+
+    /// One stored notification by `apns-id` (compared case-insensitively), or `nil`.
+    public func notification(_ id: NotificationID) async throws -> StoredNotification? {
+        try checkOpen()
+        return try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT \(Self.notificationColumns) FROM notification WHERE apns_id = ?",
+                arguments: [id.key]
+            ).map(Self.storedNotification)
+        }
+    }
+
+    /// Stored notifications, newest first (by sequence), for one token or all; `limit` is clamped to `0...10_000`.
+    public func listNotifications(token: DeviceToken?, limit: Int) async throws -> [StoredNotification] {
+        try checkOpen()
+        let limit = min(max(limit, 0), Self.maximumListLimit)
+        guard limit > 0 else { return [] }
+        return try await read { db in
+            let rows: [Row]
+            if let token {
+                rows = try Row.fetchAll(
+                    db,
+                    sql: "SELECT \(Self.notificationColumns) FROM notification WHERE token = ? ORDER BY seq DESC LIMIT ?",
+                    arguments: [token.hex, limit]
+                )
+            } else {
+                rows = try Row.fetchAll(
+                    db,
+                    sql: "SELECT \(Self.notificationColumns) FROM notification ORDER BY seq DESC LIMIT ?",
+                    arguments: [limit]
+                )
+            }
+            return try rows.map(Self.storedNotification)
+        }
+    }
+
+    /// The trace of one `apns-id`, oldest event first; empty when unknown.
+    public func trace(_ id: NotificationID) async throws -> [TraceEvent] {
+        try checkOpen()
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT id, apns_id, at, kind, detail FROM trace_event WHERE apns_id = ? ORDER BY id",
+                arguments: [id.key]
+            ).map { row in
+                TraceEvent(
+                    id: try row.decode(forColumn: "id"),
+                    notificationKey: try row.decode(forColumn: "apns_id"),
+                    atMilliseconds: try row.decode(forColumn: "at"),
+                    kind: TraceEventKind(rawValue: try row.decode(forColumn: "kind")),
+                    detailJSON: try row.decode(forColumn: "detail")
+                )
+            }
+        }
+    }
+
+    /// Row counts, read in one snapshot.
+    public func counts() async throws -> StoreCounts {
+        try checkOpen()
+        return try await read { db in
+            var byState: [NotificationState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM notification GROUP BY state") {
+                byState[NotificationState(rawValue: try row.decode(forColumn: "state"))] = try row.decode(forColumn: "n")
+            }
+            let tokens = try Row.fetchOne(
+                db,
+                sql: "SELECT count(*) AS total, count(*) FILTER (WHERE unregistered_at IS NULL) AS active FROM device_token"
+            )
+            return StoreCounts(
+                notifications: byState.values.reduce(0, +),
+                notificationsByState: byState,
+                traceEvents: try Int.fetchOne(db, sql: "SELECT count(*) FROM trace_event") ?? 0,
+                deviceTokens: try tokens?.decode(forColumn: "total") ?? 0,
+                activeDeviceTokens: try tokens?.decode(forColumn: "active") ?? 0,
+                signingKeys: try Int.fetchOne(db, sql: "SELECT count(*) FROM signing_key") ?? 0
+            )
+        }
+    }
+
+    static func storedNotification(_ row: Row) throws -> StoredNotification {
+        let idText: String = try row.decode(forColumn: "apns_id_text")
+        let tokenHex: String = try row.decode(forColumn: "token")
+        let environmentName: String = try row.decode(forColumn: "environment")
+        guard let id = NotificationID(idText), let token = DeviceToken(hex: tokenHex),
+            let environment = APNSEnvironment(rawValue: environmentName)
+        else {
+            throw StoreError.corruptRecord.with(detail: "notification \(idText)")
+        }
+        let payload: Data = try row.decode(forColumn: "payload")
+        let notification = AcceptedNotification(
+            id: id,
+            token: token,
+            topic: try row.decode(forColumn: "topic"),
+            bundleID: try row.decode(forColumn: "bundle_id"),
+            environment: environment,
+            pushType: PushType(rawValue: try row.decode(forColumn: "push_type")),
+            priority: APNSPriority(rawValue: try row.decode(forColumn: "priority")),
+            expiration: try row.decode(forColumn: "expiration"),
+            collapseID: try row.decode(forColumn: "collapse_id"),
+            payload: [UInt8](payload),
+            acceptedAtMilliseconds: try row.decode(forColumn: "accepted_at")
+        )
+        return StoredNotification(
+            sequence: try row.decode(forColumn: "seq"),
+            notification: notification,
+            state: NotificationState(rawValue: try row.decode(forColumn: "state"))
+        )
+    }
+}

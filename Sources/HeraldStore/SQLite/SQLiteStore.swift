@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import HeraldCore
+import Logging
+import Synchronization
+
+/// The embedded store: one SQLite file, `<dataDirectory>/herald.sqlite`, in WAL mode.
+///
+/// Rules for callers:
+/// - Open one `SQLiteStore` per file per process (one connection pool, as GRDB advises). Other
+///   processes — the `herald` CLI while the server runs — may open the same file: writes wait for each
+///   other up to the busy timeout, and the token and key caches notice their changes.
+/// - Accepted notifications go through group commit (``enqueue(_:completion:)``); every other write is a
+///   short transaction of its own.
+/// - Call ``shutdown()`` before dropping the store, so that queued notifications are committed.
+///
+/// A provider that sends an `apns-id` that is already stored: the newer notification replaces the older
+/// one (the old row is deleted, the new one gets a new sequence number), and the trace of that `apns-id`
+/// records a `replaced` event (`"reason": "duplicate-apns-id"`) before the new `accepted`. Why: APNs does
+/// not reject a reused `apns-id` (spec §A.2 only requires the UUID form), and keeping the newest matches its
+/// "the latest notification is stored" rule (spec §A.10); a reused id must never fail the other
+/// notifications committed in the same transaction.
+public final class SQLiteStore: NotificationStore {
+    typealias Completion = @Sendable (Result<Void, StoreError>) -> Void
+    typealias CommitState = GroupCommitStateMachine<PendingNotification, CheckedContinuation<Void, Never>>
+
+    /// A notification waiting for group commit, and who to tell.
+    struct PendingNotification: Sendable {
+        var notification: AcceptedNotification
+        var completion: Completion
+    }
+
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+    let pool: DatabasePool
+    let clock: any WallClock
+    let logger: Logger
+    let commitState: Mutex<CommitState>
+    let commitStatistics = Mutex(GroupCommitStatistics())
+    let registry = Mutex(RegistryCache())
+
+    /// Opens (creating when needed) the database in `configuration.dataDirectory` and migrates it.
+    ///
+    /// Fails with ``StoreError/newerSchema`` when a newer Herald migrated the file, and with
+    /// ``StoreError/database`` when the folder or file cannot be created or opened.
+    /// - Parameters:
+    ///   - clock: The time used for registration times and cache freshness; tests pass a manual clock.
+    ///   - logger: Where the store logs (at info level and below).
+    public init(
+        configuration: Configuration,
+        clock: any WallClock = SystemWallClock(),
+        logger: Logger = Logger(label: "herald.store")
+    ) throws {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.commitState = Mutex(
+            CommitState(
+                maximumBatchSize: configuration.maximumBatchSize,
+                maximumPending: configuration.maximumPendingNotifications
+            )
+        )
+        do {
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.database.with(detail: "cannot create \(configuration.dataDirectory): \(error)")
+        }
+        do {
+            pool = try DatabasePool(path: configuration.databasePath, configuration: Self.grdbConfiguration(configuration))
+            let migrator = SQLiteSchema.migrator
+            if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+                throw StoreError.newerSchema.with(detail: configuration.databasePath)
+            }
+            try migrator.migrate(pool)
+            // DatabasePool puts the file in WAL mode and its writer in `synchronous = NORMAL` after any
+            // `prepareDatabase` hook, so the setting is applied here, to the one connection that commits.
+            let synchronous = configuration.synchronous.rawValue
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+        } catch {
+            throw Self.storeError(error)
+        }
+        try refreshRegistry()
+        logger.info(
+            "Opened the store",
+            metadata: ["store.path": "\(configuration.databasePath)", "store.synchronous": "\(configuration.synchronous)"]
+        )
+    }
+
+    private static func grdbConfiguration(_ configuration: Configuration) -> GRDB.Configuration {
+        var grdb = GRDB.Configuration()
+        grdb.label = "herald.store"
+        // Foreign keys are on by default in GRDB; stated here because the schema relies on them.
+        grdb.foreignKeysEnabled = true
+        let timeout = configuration.busyTimeout.components
+        grdb.busyMode = .timeout(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
+        grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
+        return grdb
+    }
+
+    /// Refuses new notifications, waits for the queued ones to commit, then closes the connection pool.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            switch commitState.withLock({ $0.shutdown(continuation) }) {
+            case .resumeNow: continuation.resume()
+            case .wait: break
+            }
+        }
+        do {
+            try pool.close()
+            logger.info("Closed the store", metadata: ["store.path": "\(configuration.databasePath)"])
+        } catch {
+            logger.info("Could not close the store", metadata: ["store.error": "\(error)"])
+        }
+    }
+
+    /// Fails with ``StoreError/shutDown`` once shutdown was requested.
+    func checkOpen() throws {
+        if commitState.withLock({ $0.isShuttingDownOrClosed }) { throw StoreError.shutDown }
+    }
+
+    /// The ``StoreError`` for any error the database layer throws.
+    static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        guard let error = error as? DatabaseError else { return StoreError.database.with(detail: "\(error)") }
+        let message = error.message ?? "\(error.resultCode)"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreError.databaseBusy.with(detail: message)
+        case .SQLITE_CONSTRAINT: return StoreError.invalidRecord.with(detail: message)
+        default: return StoreError.database.with(detail: message)
+        }
+    }
+}

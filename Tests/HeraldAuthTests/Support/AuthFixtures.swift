@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import HeraldCore
+
+@testable import HeraldAuth
+
+/// Keys, tokens and times shared by the tests.
+enum AuthFixtures {
+    /// A fixed "now", seconds since the UNIX epoch (2025-06-15).
+    static let now: Int64 = 1_750_000_000
+
+    static let teamID = "TEAMAAAAAA"
+    static let otherTeamID = "TEAMBBBBBB"
+
+    /// A fresh private key with a given ID.
+    static func privateKey(_ keyID: String = "KEYAAAAAAA", team: String = teamID) -> PrivateSigningKey {
+        // Fixture IDs are well formed; a failure here is a bug in the test itself.
+        try! PrivateSigningKey.generate(teamID: team, keyID: keyID)
+    }
+
+    /// A verified token identity, without going through the verifier.
+    static func identity(_ key: SigningKey, token: String? = nil, issuedAt: Int64 = now) -> VerifiedProviderToken {
+        VerifiedProviderToken(token: token ?? "token-\(key.keyID)-\(issuedAt)", key: key, issuedAt: issuedAt)
+    }
+}
+
+/// Runs a command-line tool (openssl) for interoperability checks.
+enum Tool {
+    struct Output {
+        var status: Int32
+        var text: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, text: String(decoding: data, as: UTF8.self))
+    }
+
+    static var hasOpenSSL: Bool {
+        (try? run("openssl", ["version"]).status) == 0
+    }
+}
+
+/// A temporary directory removed at the end of a test.
+struct TemporaryDirectory: ~Copyable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-auth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

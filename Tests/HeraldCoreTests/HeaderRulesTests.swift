@@ -1,0 +1,119 @@
+import Testing
+
+@testable import HeraldCore
+
+@Suite("Header and path rules")
+struct HeaderRulesTests {
+    private func head(_ fields: [(String, String)]) -> ProviderRequestHead {
+        var head = ProviderRequestHead()
+        for (name, value) in fields { head.add(name: name, value: value) }
+        return head
+    }
+
+    private func values(_ fields: [(String, String)], policy: ValidationPolicy = ValidationPolicy()) -> Result<ProviderHeaderValues, APNSReason> {
+        ProviderHeaderValues.parse(head(fields), policy: policy, nowSeconds: 1_700_000_000)
+    }
+
+    @Test("paths: device token, missing token, other")
+    func paths() {
+        #expect(head([(":path", "/3/device/abcd")]).pathTarget == .device("abcd"))
+        #expect(head([(":path", "/3/device/abcd?x=1")]).pathTarget == .device("abcd"))
+        #expect(head([(":path", "/3/device/")]).pathTarget == .missingToken)
+        #expect(head([(":path", "/3/device")]).pathTarget == .missingToken)
+        #expect(head([(":path", "/3/devices/abcd")]).pathTarget == .other)
+        #expect(head([(":path", "/2/device/abcd")]).pathTarget == .other)
+        #expect(head([(":path", "/3/device/a/b")]).pathTarget == .other)
+    }
+
+    @Test("a repeated apns header is a duplicate; other headers are ignored")
+    func duplicates() {
+        #expect(head([("apns-topic", "a"), ("apns-topic", "b")]).hasDuplicates)
+        #expect(!head([("user-agent", "a"), ("user-agent", "b")]).hasDuplicates)
+        #expect(head([("APNS-Topic", "a"), ("apns-topic", "b")]).hasDuplicates)
+    }
+
+    @Test("apns-id must be a canonical UUID")
+    func apnsID() {
+        #expect(values([("apns-id", "not-a-uuid")]).failureReason == .badMessageId)
+        #expect(values([("apns-id", "123e4567-e89b-12d3-a456-4266141740000")]).failureReason == .badMessageId)
+        #expect(values([("apns-id", "123e4567-e89b-12d3-a456-426614174000")]).failureReason == nil)
+        #expect(values([("apns-id", "123E4567-E89B-12D3-A456-426614174000")]).failureReason == nil)
+    }
+
+    @Test("priority: 10, 5 and 1 only; background must not be 10")
+    func priority() {
+        #expect(values([("apns-priority", "7")]).failureReason == .badPriority)
+        #expect(values([("apns-priority", "high")]).failureReason == .badPriority)
+        #expect(values([("apns-priority", "1")]).failureReason == nil)
+        #expect(values([("apns-push-type", "background"), ("apns-priority", "10")]).failureReason == .badPriority)
+        #expect(values([("apns-push-type", "background"), ("apns-priority", "5")]).failureReason == nil)
+    }
+
+    @Test("push type must be one Apple documents")
+    func pushType() {
+        #expect(values([("apns-push-type", "banner")]).failureReason == .invalidPushType)
+        for type in PushType.allKnown {
+            #expect(values([("apns-push-type", type.rawValue)]).failureReason == nil)
+        }
+    }
+
+    @Test("expiration: a non-negative integer; past dates only when the policy says")
+    func expiration() {
+        #expect(values([("apns-expiration", "soon")]).failureReason == .badExpirationDate)
+        #expect(values([("apns-expiration", "-1")]).failureReason == .badExpirationDate)
+        #expect(values([("apns-expiration", "0")]).failureReason == nil)
+        #expect(values([("apns-expiration", "1")]).failureReason == nil)
+        var strict = ValidationPolicy()
+        strict.rejectPastExpiration = true
+        #expect(values([("apns-expiration", "1")], policy: strict).failureReason == .badExpirationDate)
+    }
+
+    @Test("collapse id is at most 64 bytes")
+    func collapseID() {
+        #expect(values([("apns-collapse-id", String(repeating: "a", count: 64))]).failureReason == nil)
+        #expect(values([("apns-collapse-id", String(repeating: "a", count: 65))]).failureReason == .badCollapseId)
+        #expect(values([("apns-collapse-id", String(repeating: "é", count: 33))]).failureReason == .badCollapseId)
+    }
+
+    @Test("topics: suffix rules per push type")
+    func topics() {
+        #expect(Topic.resolve("com.example.app", pushType: .alert).success?.1 == "com.example.app")
+        #expect(Topic.resolve("com.example.app.voip", pushType: .voip).success?.1 == "com.example.app")
+        #expect(Topic.resolve("com.example.app", pushType: .voip).failure == .invalidPushType)
+        #expect(Topic.resolve("com.example.app.voip", pushType: .alert).failure == .invalidPushType)
+        #expect(Topic.resolve("com.example.app.voip", pushType: nil).success?.0 == .voip)
+        #expect(Topic.resolve("com.example.app.push-type.liveactivity", pushType: .liveactivity).success?.1 == "com.example.app")
+        #expect(Topic.resolve("bad topic", pushType: .alert).failure == .badTopic)
+        #expect(Topic.resolve("", pushType: .alert).failure == .badTopic)
+    }
+
+    @Test("device tokens: even-length hex, folded to lowercase")
+    func deviceTokens() {
+        #expect(DeviceToken(hex: "ABCDEF0123456789")?.hex == "abcdef0123456789")
+        #expect(DeviceToken(hex: "abc") == nil)
+        #expect(DeviceToken(hex: "zz" + String(repeating: "0", count: 62)) == nil)
+        #expect(DeviceToken.random().hex.count == 64)
+    }
+
+    @Test("reasons carry Apple's statuses")
+    func statuses() {
+        #expect(APNSReason.badDeviceToken.status == 400)
+        #expect(APNSReason.invalidProviderToken.status == 403)
+        #expect(APNSReason.badPath.status == 404)
+        #expect(APNSReason.methodNotAllowed.status == 405)
+        #expect(APNSReason.unregistered.status == 410)
+        #expect(APNSReason.payloadTooLarge.status == 413)
+        #expect(APNSReason.tooManyRequests.status == 429)
+        #expect(APNSReason.internalServerError.status == 500)
+        #expect(APNSReason.shutdown.status == 503)
+    }
+}
+
+extension Result {
+    var failureReason: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+    var failure: Failure? { failureReason }
+    var success: Success? { try? get() }
+}

@@ -1,0 +1,42 @@
+import Testing
+
+@testable import HeraldCore
+
+@Suite("JSON parser")
+struct JSONParserTests {
+    @Test("parses objects, arrays, strings with escapes and numbers")
+    func parsesDocument() throws {
+        let text = #"{"aps":{"alert":"Hi \u00e9\n","badge":3},"list":[1,-2.5e1,true,false,null],"s":"\ud83d\ude00"}"#
+        let value = try JSONParser.parse(Array(text.utf8))
+        let root = try #require(value.objectValue)
+        #expect(root["aps"]?.objectValue?["alert"]?.stringValue == "Hi é\n")
+        #expect(root["aps"]?.objectValue?["badge"]?.integerValue == 3)
+        #expect(root["list"]?.arrayValue == [.number(1), .number(-25), .bool(true), .bool(false), .null])
+        #expect(root["s"]?.stringValue == "😀")
+        #expect(root.memberNames == ["aps", "list", "s"])
+    }
+
+    @Test(
+        "rejects malformed documents",
+        arguments: [
+            "", "{", "{\"a\":}", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"\u{01}\"", "{} x", "nul", "\"\\ud800\"",
+        ]
+    )
+    func rejectsMalformed(_ text: String) {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    @Test("limits nesting depth")
+    func limitsDepth() {
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(deep.utf8)) }
+        let shallow = String(repeating: "[", count: 10) + String(repeating: "]", count: 10)
+        #expect((try? JSONParser.parse(Array(shallow.utf8))) != nil)
+    }
+
+    @Test("a duplicate key keeps the last value")
+    func duplicateKeys() throws {
+        let value = try JSONParser.parse(Array(#"{"a":1,"a":2}"#.utf8))
+        #expect(value.objectValue?["a"]?.integerValue == 2)
+    }
+}

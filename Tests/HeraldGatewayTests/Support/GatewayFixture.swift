@@ -1,0 +1,149 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldGateway
+import HeraldStore
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import ServiceLifecycle
+
+/// A live gateway on ephemeral ports with its own data directory, key and development PKI (tier 3).
+final class GatewayFixture: Sendable {
+    static let teamID = "TEAM123456"
+    static let keyID = "KEY1234567"
+    static let topic = "com.example.app"
+
+    let directory: URL
+    let store: SQLiteStore
+    let clock: ManualWallClock
+    let gateway: Gateway
+    let pki: DevelopmentPKI
+    let key: PrivateSigningKey
+    let clientGroup: MultiThreadedEventLoopGroup
+    let environment: APNSEnvironment
+    private let serviceGroup: ServiceGroup
+    private let runTask: Task<Void, any Error>
+
+    private init(
+        directory: URL,
+        store: SQLiteStore,
+        clock: ManualWallClock,
+        gateway: Gateway,
+        pki: DevelopmentPKI,
+        key: PrivateSigningKey,
+        environment: APNSEnvironment,
+        serviceGroup: ServiceGroup,
+        runTask: Task<Void, any Error>
+    ) {
+        self.directory = directory
+        self.store = store
+        self.clock = clock
+        self.gateway = gateway
+        self.pki = pki
+        self.key = key
+        self.environment = environment
+        self.serviceGroup = serviceGroup
+        self.runTask = runTask
+        self.clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    static func start(
+        keyScope: SigningKeyScope = .both,
+        configure: (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> GatewayFixture {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let clock = ManualWallClock()
+        let store = try SQLiteStore(configuration: .init(dataDirectory: directory.path), clock: clock)
+        let pki = try DevelopmentPKI.create(in: directory.appendingPathComponent("tls"), now: Date())
+        let key = try PrivateSigningKey.generate(teamID: teamID, keyID: keyID)
+        try await store.addSigningKey(
+            SigningKeyRecord(
+                keyID: keyID,
+                teamID: teamID,
+                scope: keyScope,
+                topics: nil,
+                publicKeyPEM: key.privateKey.publicKey.pemRepresentation,
+                createdAtMilliseconds: clock.nowMilliseconds()
+            )
+        )
+        var configuration = GatewayConfiguration()
+        configuration.tlsPort = 0
+        configuration.cleartextPort = 0
+        configuration.eventLoopThreads = 1
+        configuration.tls = .init(
+            certificatePath: pki.files.serverCertificate.path,
+            privateKeyPath: pki.files.serverPrivateKey.path,
+            clientCAPaths: [pki.files.caCertificate.path]
+        )
+        configure(&configuration)
+        var logger = Logger(label: "test.gateway")
+        logger.logLevel = .warning
+        let gateway = Gateway(configuration: configuration, services: ProviderServices(store: store, clock: clock), logger: logger)
+        let serviceGroup = ServiceGroup(services: [gateway], logger: logger)
+        let runTask = Task { try await serviceGroup.run() }
+        try await gateway.waitUntilReady()
+        return GatewayFixture(
+            directory: directory,
+            store: store,
+            clock: clock,
+            gateway: gateway,
+            pki: pki,
+            key: key,
+            environment: configuration.environment,
+            serviceGroup: serviceGroup,
+            runTask: runTask
+        )
+    }
+
+    /// Gracefully shuts the gateway down and removes its files.
+    func stop() async {
+        await serviceGroup.triggerGracefulShutdown()
+        _ = try? await runTask.value
+        await store.shutdown()
+        try? await clientGroup.shutdownGracefully()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func registerToken(topic: String = GatewayFixture.topic, environment: APNSEnvironment? = nil) async throws -> DeviceToken {
+        try await store.registerToken(bundleID: topic, environment: environment ?? self.environment, deviceID: nil)
+    }
+
+    /// A provider token signed now (or at the given time) with the fixture's key.
+    func jwt(issuedAt: Int64? = nil, key: PrivateSigningKey? = nil) -> String {
+        (key ?? self.key).makeToken(issuedAt: issuedAt ?? clock.nowSeconds())
+    }
+
+    func cleartextClient() async throws -> HTTP2TestClient {
+        try await HTTP2TestClient.connect(port: try await port(tls: false), group: clientGroup)
+    }
+
+    func tlsClient(certificate: IssuedCertificate? = nil) async throws -> HTTP2TestClient {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .file(pki.files.caCertificate.path)
+        configuration.applicationProtocols = ["h2"]
+        if let certificate {
+            let pem = try NIOSSLCertificate(bytes: Array(certificate.certificatePEM.utf8), format: .pem)
+            let key = try NIOSSLPrivateKey(bytes: Array(certificate.privateKeyPEM.utf8), format: .pem)
+            configuration.certificateChain = [.certificate(pem)]
+            configuration.privateKey = .privateKey(key)
+        }
+        let context = try NIOSSLContext(configuration: configuration)
+        return try await HTTP2TestClient.connect(port: try await port(tls: true), tls: context, group: clientGroup)
+    }
+
+    func port(tls: Bool) async throws -> Int {
+        let port = tls ? await gateway.tlsPort : await gateway.cleartextPort
+        guard let port else { throw GatewayError.notRunning }
+        return port
+    }
+
+    /// Headers of a valid alert push with token auth.
+    func alertHeaders(jwt: String? = nil, topic: String = GatewayFixture.topic) -> [(String, String)] {
+        [("authorization", "bearer \(jwt ?? self.jwt())"), ("apns-topic", topic), ("apns-push-type", "alert")]
+    }
+
+    static let alertBody = Array(#"{"aps":{"alert":{"title":"Hello","body":"World"}}}"#.utf8)
+}

@@ -1,0 +1,144 @@
+import Foundation
+import HeraldCore
+import Testing
+
+@testable import HeraldStore
+
+@Suite("Device tokens and signing keys")
+struct SQLiteStoreRegistryTests {
+    @Test("A registered token is found with its app and environment; an unknown one is not")
+    func registerAndLookUp() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = ManualWallClock(milliseconds: 5000)
+            try await withStore(in: directory, clock: clock) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .production, deviceID: "phone-1")
+                #expect(token.hex.count == 64)
+                let record = try #require(try store.lookup(token))
+                #expect(record.bundleID == "com.example.app")
+                #expect(record.environment == .production)
+                #expect(record.deviceID == "phone-1")
+                #expect(record.registeredAtMilliseconds == 5000)
+                #expect(record.isActive)
+                #expect(try store.lookup(DeviceToken.random()) == nil)
+                await #expect(throws: StoreError.duplicateDeviceToken) {
+                    try await store.registerToken(token, bundleID: "com.example.other", environment: .sandbox, deviceID: nil)
+                }
+                await #expect(throws: StoreError.invalidRecord) {
+                    try await store.registerToken(DeviceToken.random(), bundleID: "", environment: .sandbox, deviceID: nil)
+                }
+            }
+        }
+    }
+
+    @Test("Unregistering keeps the first time and is idempotent; an unknown token is an error")
+    func unregister() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory, clock: ManualWallClock(milliseconds: 1000)) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let first = try await store.unregister(token, atMilliseconds: 2000)
+                let second = try await store.unregister(token, atMilliseconds: 3000)
+                #expect(first.unregisteredAtMilliseconds == 2000)
+                #expect(second.unregisteredAtMilliseconds == 2000)
+                #expect(try store.lookup(token)?.unregisteredAtMilliseconds == 2000)
+                await #expect(throws: StoreError.unknownDeviceToken) {
+                    try await store.unregister(DeviceToken.random(), atMilliseconds: 2000)
+                }
+                let counts = try await store.counts()
+                #expect(counts.deviceTokens == 1)
+                #expect(counts.activeDeviceTokens == 0)
+            }
+        }
+    }
+
+    @Test("A token registered by another process is found at once; its unregistration is seen within the refresh")
+    func crossProcessTokens() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = ManualWallClock(milliseconds: 10_000)
+            try await withStore(in: directory, clock: clock) { server in
+                try await withStore(in: directory, clock: clock) { cli in
+                    let token = try await cli.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                    // A miss always asks the file.
+                    #expect(try server.lookup(token)?.isActive == true)
+
+                    try await cli.unregister(token, atMilliseconds: 10_001)
+                    // Within the refresh interval the cache may answer from memory...
+                    clock.advance(seconds: 0.05)
+                    let cached = try server.lookup(token)
+                    #expect(cached != nil)
+                    // ...and once it has passed, the change is seen.
+                    clock.advance(seconds: 0.25)
+                    #expect(try server.lookup(token)?.unregisteredAtMilliseconds == 10_001)
+                    // A token the other process registered after this one's last refresh is found too.
+                    let other = try await cli.registerToken(bundleID: "com.example.app", environment: .production, deviceID: nil)
+                    clock.advance(seconds: 0.25)
+                    #expect(try server.lookup(other)?.environment == .production)
+                }
+            }
+        }
+    }
+
+    @Test("Signing keys: add, list, look up, remove; duplicates and unknown ids are errors")
+    func signingKeys() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                let key = SigningKeyRecord(
+                    keyID: "ABC123DEFG",
+                    teamID: "DEF123GHIJ",
+                    scope: .sandbox,
+                    topics: ["com.example.app", "com.example.app.voip"],
+                    publicKeyPEM: samplePublicKeyPEM,
+                    createdAtMilliseconds: 1
+                )
+                let open = SigningKeyRecord(
+                    keyID: "ZZZ9999999",
+                    teamID: "DEF123GHIJ",
+                    scope: .both,
+                    topics: nil,
+                    publicKeyPEM: samplePublicKeyPEM,
+                    createdAtMilliseconds: 2
+                )
+                try await store.addSigningKey(key)
+                try await store.addSigningKey(open)
+                #expect(try await store.signingKeys() == [key, open])
+                #expect(try store.signingKey(keyID: "ABC123DEFG") == key)
+                #expect(key.scope.allows(.sandbox) && !key.scope.allows(.production))
+                #expect(!key.allows(topic: "com.example.other") && open.allows(topic: "com.example.other"))
+                await #expect(throws: StoreError.duplicateSigningKey) { try await store.addSigningKey(key) }
+
+                var bad = key
+                bad.keyID = "bad key"
+                await #expect(throws: StoreError.invalidRecord) { try await store.addSigningKey(bad) }
+
+                try await store.removeSigningKey(keyID: "ABC123DEFG")
+                #expect(try store.signingKey(keyID: "ABC123DEFG") == nil)
+                await #expect(throws: StoreError.unknownSigningKey) { try await store.removeSigningKey(keyID: "ABC123DEFG") }
+                #expect(try await store.counts().signingKeys == 1)
+            }
+        }
+    }
+
+    @Test("A key added or removed by another process is seen by the server's cache")
+    func crossProcessSigningKeys() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = ManualWallClock(milliseconds: 10_000)
+            try await withStore(in: directory, clock: clock) { server in
+                try await withStore(in: directory, clock: clock) { cli in
+                    #expect(try server.signingKey(keyID: "KEY0000001") == nil)
+                    let key = SigningKeyRecord(
+                        keyID: "KEY0000001",
+                        teamID: "TEAM000001",
+                        scope: .production,
+                        topics: nil,
+                        publicKeyPEM: samplePublicKeyPEM,
+                        createdAtMilliseconds: 10_000
+                    )
+                    try await cli.addSigningKey(key)
+                    #expect(try server.signingKey(keyID: "KEY0000001") == key)
+                    try await cli.removeSigningKey(keyID: "KEY0000001")
+                    clock.advance(seconds: 0.3)
+                    #expect(try server.signingKey(keyID: "KEY0000001") == nil)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import HeraldCore
+import Logging
+
+@testable import HeraldStore
+
+/// A fresh folder under the system's temporary directory, removed when the body returns or throws.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// Opens a store in `directory`, runs the body, and always shuts the store down.
+func withStore<T>(
+    in directory: String,
+    clock: any WallClock = SystemWallClock(),
+    configure: (inout SQLiteStore.Configuration) -> Void = { _ in },
+    _ body: (SQLiteStore) async throws -> T
+) async throws -> T {
+    var configuration = SQLiteStore.Configuration(dataDirectory: directory)
+    configure(&configuration)
+    let store = try SQLiteStore(configuration: configuration, clock: clock, logger: Logger(label: "test.store"))
+    do {
+        let result = try await body(store)
+        await store.shutdown()
+        return result
+    } catch {
+        await store.shutdown()
+        throw error
+    }
+}
+
+/// A valid accepted notification for a token.
+func makeNotification(
+    token: DeviceToken,
+    id: NotificationID = .random(),
+    body: String = "hello",
+    acceptedAt: Int64 = 1_700_000_000_000,
+    collapseID: String? = nil
+) -> AcceptedNotification {
+    AcceptedNotification(
+        id: id,
+        token: token,
+        topic: "com.example.app",
+        bundleID: "com.example.app",
+        environment: .sandbox,
+        pushType: .alert,
+        priority: .immediate,
+        expiration: nil,
+        collapseID: collapseID,
+        payload: Array(#"{"aps":{"alert":"\#(body)"}}"#.utf8),
+        acceptedAtMilliseconds: acceptedAt
+    )
+}
+
+/// Enqueues through the callback form and waits for the completion.
+func enqueueAndWait(_ store: SQLiteStore, _ notification: AcceptedNotification) async -> Result<Void, StoreError> {
+    await withCheckedContinuation { continuation in
+        store.enqueue(notification) { continuation.resume(returning: $0) }
+    }
+}
+
+/// A syntactically valid P-256 public key in PEM form (the store does not parse it).
+let samplePublicKeyPEM = """
+    -----BEGIN PUBLIC KEY-----
+    MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE8YhLtJwJ1z8Y3uFe6n5Qm6lQ0qVbJ9Ur
+    6bJj8lXcXn0Hq2XxkQmG0sQ3qS1x8qG9mWw0k0Gq6H4r3e2m1Q9c0Q==
+    -----END PUBLIC KEY-----
+    """
