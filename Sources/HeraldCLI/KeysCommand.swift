@@ -3,6 +3,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldStore
+import Logging
 
 /// `herald keys`: provider signing keys (token authentication).
 struct KeysCommand: AsyncParsableCommand {
@@ -124,5 +125,7 @@ private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions,
 /// Opens the data directory's store for a short CLI command.
 func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
     try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
-    return try SQLiteStore(configuration: .init(dataDirectory: data.url.path))
+    var logger = Logger(label: "herald.store")
+    logger.logLevel = .warning
+    return try SQLiteStore(configuration: .init(dataDirectory: data.url.path), logger: logger)
 }

@@ -117,3 +117,19 @@ extension Result {
     var failure: Failure? { failureReason }
     var success: Success? { try? get() }
 }
+
+@Suite("Notification identifiers")
+struct NotificationIDTests {
+    @Test("random identifiers are lowercase version-4 UUIDs and differ")
+    func randomIDs() {
+        let ids = (0..<100).map { _ in NotificationID.random().text }
+        #expect(Set(ids).count == 100)
+        for id in ids {
+            let characters = Array(id)
+            #expect(NotificationID(id) != nil)
+            #expect(id == id.lowercased())
+            #expect(characters[14] == "4")
+            #expect("89ab".contains(characters[19]))
+        }
+    }
+}

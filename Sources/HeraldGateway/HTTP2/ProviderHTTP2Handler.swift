@@ -57,8 +57,10 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
 
     private func openConnectionWindow(context: ChannelHandlerContext) {
         let increment = Self.connectionWindowTarget - 65_535
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-        needsFlush = true
+        context.writeAndFlush(
+            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))),
+            promise: nil
+        )
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -70,6 +72,7 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
             receiveData(data, streamID: frame.streamID, context: context)
         case .rstStream:
             streams.removeValue(forKey: frame.streamID)
+            closeIfDrained(context: context)
         default:
             break
         }
@@ -168,6 +171,7 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
         switch decision {
         case .respond(let response):
             write(response, streamID: streamID, context: context)
+            closeIfDrained(context: context)
         case .commit(let notification, let response):
             inFlightCommits += 1
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -190,9 +194,7 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
             write(.failure(.internalServerError, apnsID: response.apnsID), streamID: streamID, context: context)
         }
         scheduleFlush(context: context)
-        if goingAway, inFlightCommits == 0, streams.isEmpty {
-            context.close(promise: nil)
-        }
+        closeIfDrained(context: context)
     }
 
     /// Coalesces the flushes of answers that complete together (a group commit completes many at once).
@@ -235,9 +237,16 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
         let body = context.channel.allocator.buffer(string: "{\"reason\":\"\(reason.rawValue)\"}")
         let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: body))
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-        if inFlightCommits == 0, streams.isEmpty {
-            context.close(promise: nil)
-        }
+        closeIfDrained(context: context)
+    }
+
+    /// After GOAWAY, closes the connection once no stream is open and no commit is pending.
+    ///
+    /// Flushes first: closing discards writes not yet flushed, which would lose the last answers.
+    private func closeIfDrained(context: ChannelHandlerContext) {
+        guard goingAway, inFlightCommits == 0, streams.isEmpty else { return }
+        flushIfNeeded(context: context)
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -30,6 +30,9 @@ extension Gateway {
                     if let tls {
                         try sync.addHandler(NIOSSLServerHandler(context: tls))
                     }
+                    // From the start, so that a connection that never completes TLS or never speaks is closed too.
+                    try sync.addHandler(IdleStateHandler(allTimeout: configuration.idleTimeout))
+                    try sync.addHandler(IdleTimeoutHandler())
                     try sync.addHandler(
                         ProtocolSniffer { wire, context in
                             try Self.configure(wire, context: context, processor: processor, configuration: configuration)
@@ -48,16 +51,14 @@ extension Gateway {
         let sync = context.pipeline.syncOperations
         let certificate = try? sync.handler(type: NIOSSLServerHandler.self).peerCertificate
         let connection = processor.makeConnectionState(clientCertificateDER: try certificate?.toDERBytes())
-        let idle = IdleStateHandler(allTimeout: configuration.idleTimeout)
         switch wire {
         case .http2:
-            var settings = nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
+            var settings = nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams && $0.parameter != .maxHeaderListSize }
             // Spec §A.1: with token auth, one stream until a request carries a valid token.
             let initialStreams = connection.isAuthenticated ? configuration.maximumConcurrentStreams : configuration.initialConcurrentStreams
             settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: initialStreams))
             settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: 8000))
             let handlers: [any ChannelHandler] = [
-                idle, IdleTimeoutHandler(),
                 NIOHTTP2Handler(mode: .server, initialSettings: settings),
                 ProviderHTTP2Handler(
                     processor: processor,
@@ -67,10 +68,13 @@ extension Gateway {
             ]
             try insert(handlers, after: context.handler, sync)
         case .http1:
-            var handlers: [any ChannelHandler] = [idle, IdleTimeoutHandler()]
-            handlers.append(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-            handlers.append(HTTPResponseEncoder())
-            handlers.append(ProviderHTTP1Handler(processor: processor, connection: connection))
+            let handlers: [any ChannelHandler] = [
+                ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)),
+                HTTPResponseEncoder(),
+                // Holds pipelined requests until the previous answer is written, so answers keep the requests' order.
+                HTTPServerPipelineHandler(),
+                ProviderHTTP1Handler(processor: processor, connection: connection),
+            ]
             try insert(handlers, after: context.handler, sync)
         }
     }

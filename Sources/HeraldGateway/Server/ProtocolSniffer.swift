@@ -47,4 +47,13 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(wrapInboundOut(bytes))
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
+
+    /// A connection told to close (shutdown, idle) before it chose a protocol has nothing to finish: close it now.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ProviderConnectionClosing {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
 }

@@ -100,11 +100,41 @@ final class GatewayFixture: Sendable {
 
     /// Gracefully shuts the gateway down and removes its files.
     func stop() async {
-        await serviceGroup.triggerGracefulShutdown()
-        _ = try? await runTask.value
+        await stopGateway()
         await store.shutdown()
         try? await clientGroup.shutdownGracefully()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Gracefully shuts the gateway down (GOAWAY, drain) and waits for it, leaving the store and client loop running.
+    func stopGateway() async {
+        await serviceGroup.triggerGracefulShutdown()
+        _ = try? await runTask.value
+    }
+
+    /// Generates a signing key and registers it in the store, as `herald keys add` does while the gateway runs.
+    func addKey(
+        teamID: String = GatewayFixture.teamID,
+        topics: [String]? = nil,
+        scope: SigningKeyScope = .both
+    ) async throws -> PrivateSigningKey {
+        let key = try PrivateSigningKey.generate(teamID: teamID)
+        try await store.addSigningKey(
+            SigningKeyRecord(
+                keyID: key.keyID,
+                teamID: teamID,
+                scope: scope,
+                topics: topics,
+                publicKeyPEM: key.privateKey.publicKey.pemRepresentation,
+                createdAtMilliseconds: clock.nowMilliseconds()
+            )
+        )
+        return key
+    }
+
+    /// A provider client certificate from the fixture's CA, valid now.
+    func issueCertificate(topics: [String] = [GatewayFixture.topic], environments: EnvironmentScope = .both) throws -> IssuedCertificate {
+        try pki.authority.issueProviderCertificate(topics: topics, environments: environments, teamID: Self.teamID, now: Date())
     }
 
     func registerToken(topic: String = GatewayFixture.topic, environment: APNSEnvironment? = nil) async throws -> DeviceToken {
@@ -120,10 +150,12 @@ final class GatewayFixture: Sendable {
         try await HTTP2TestClient.connect(port: try await port(tls: false), group: clientGroup)
     }
 
-    func tlsClient(certificate: IssuedCertificate? = nil) async throws -> HTTP2TestClient {
+    /// A TLS client, with a client certificate (certificate auth) or without (token auth); `applicationProtocols`
+    /// empty offers no ALPN at all.
+    func tlsClient(certificate: IssuedCertificate? = nil, applicationProtocols: [String] = ["h2"]) async throws -> HTTP2TestClient {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.trustRoots = .file(pki.files.caCertificate.path)
-        configuration.applicationProtocols = ["h2"]
+        configuration.applicationProtocols = applicationProtocols
         if let certificate {
             let pem = try NIOSSLCertificate(bytes: Array(certificate.certificatePEM.utf8), format: .pem)
             let key = try NIOSSLPrivateKey(bytes: Array(certificate.privateKeyPEM.utf8), format: .pem)

@@ -40,6 +40,12 @@ final class HTTP2TestClient: Sendable {
     var receivedGoAways: [String] { catcher.goAways.withLock { $0 } }
     /// SETTINGS the server sent.
     var receivedSettings: [HTTP2Setting] { catcher.settings.withLock { $0 } }
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS values the server sent, in order.
+    var receivedMaxConcurrentStreams: [Int] { receivedSettings.filter { $0.parameter == .maxConcurrentStreams }.map(\.value) }
+    /// The body of the first GOAWAY, once one arrives; fails if the connection closes without one.
+    var firstGoAway: EventLoopFuture<String> { catcher.firstGoAway.futureResult }
+    /// Completes when the connection is closed.
+    var closed: EventLoopFuture<Void> { channel.closeFuture }
 
     static func connect(
         host: String = "127.0.0.1",
@@ -47,7 +53,6 @@ final class HTTP2TestClient: Sendable {
         tls: NIOSSLContext? = nil,
         group: any EventLoopGroup
     ) async throws -> HTTP2TestClient {
-        let catcher = RootFrameCatcher()
         let channel = try await ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -65,18 +70,34 @@ final class HTTP2TestClient: Sendable {
             ) { stream in
                 stream.eventLoop.makeSucceededVoidFuture()
             }
+            let catcher = RootFrameCatcher(firstGoAway: channel.eventLoop.makePromise())
             try channel.pipeline.syncOperations.addHandler(catcher)
             return HTTP2TestClient(channel: channel, multiplexer: multiplexer, catcher: catcher)
         }.get()
     }
 
-    /// Sends one request and waits for the whole answer.
+    /// Sends one request and waits for the whole answer (at most `deadline`).
     func send(
         method: String = "POST",
         path: String,
         headers: [(String, String)],
-        body: [UInt8]?
+        body: [UInt8]?,
+        deadline: TimeAmount = .seconds(10)
     ) async throws -> TestResponse {
+        let request = try await open(method: method, path: path, headers: headers, endStream: body == nil, deadline: deadline)
+        if let body { try await request.finish(body: body, deadline: deadline) }
+        return try await request.response.get(within: deadline)
+    }
+
+    /// Opens a stream and sends the request's HEADERS; the body follows with ``PendingRequest/finish(body:deadline:)``
+    /// unless `endStream` ended the request already.
+    func open(
+        method: String = "POST",
+        path: String,
+        headers: [(String, String)],
+        endStream: Bool = false,
+        deadline: TimeAmount = .seconds(10)
+    ) async throws -> PendingRequest {
         let promise = channel.eventLoop.makePromise(of: TestResponse.self)
         let streamPromise = channel.eventLoop.makePromise(of: (any Channel).self)
         multiplexer.createStreamChannel(promise: streamPromise) { stream in
@@ -84,20 +105,55 @@ final class HTTP2TestClient: Sendable {
                 try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
             }
         }
-        let stream = try await streamPromise.futureResult.get()
+        let stream = try await streamPromise.futureResult.get(within: deadline)
         var fields = HPACKHeaders([(":method", method), (":path", path), (":scheme", "https"), (":authority", "localhost")])
         for (name, value) in headers { fields.add(name: name, value: value) }
-        let endHeaders = body == nil
-        try await stream.writeAndFlush(HTTP2Frame.FramePayload.headers(.init(headers: fields, endStream: endHeaders))).get()
-        if let body {
-            let buffer = stream.allocator.buffer(bytes: body)
-            try await stream.writeAndFlush(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true))).get()
-        }
-        return try await promise.futureResult.get()
+        try await stream.writeAndFlush(HTTP2Frame.FramePayload.headers(.init(headers: fields, endStream: endStream))).get(within: deadline)
+        return PendingRequest(stream: stream, response: promise.futureResult)
+    }
+
+    /// Sends a PING and waits for its ACK: once it arrives, the server has read every frame sent before it.
+    func ping(deadline: TimeAmount = .seconds(10)) async throws {
+        let acknowledged = channel.eventLoop.makePromise(of: Void.self)
+        let data = HTTP2PingData(withInteger: UInt64.random(in: 1...UInt64.max))
+        catcher.expectPingAck(data, promise: acknowledged)
+        try await channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .ping(data, ack: false))).get(within: deadline)
+        try await acknowledged.futureResult.get(within: deadline)
     }
 
     func close() async {
         try? await channel.close()
+    }
+}
+
+/// A request whose HEADERS were sent and whose body is still to come.
+struct PendingRequest: Sendable {
+    let stream: any Channel
+    /// The answer, once the server sends it.
+    let response: EventLoopFuture<TestResponse>
+
+    /// Sends the body in one DATA frame with END_STREAM.
+    func finish(body: [UInt8], deadline: TimeAmount = .seconds(10)) async throws {
+        let buffer = stream.allocator.buffer(bytes: body)
+        try await stream.writeAndFlush(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true))).get(within: deadline)
+    }
+}
+
+/// A wait that ended because its deadline passed.
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    var description: String { "the deadline passed before the event happened" }
+}
+
+extension EventLoopFuture where Value: Sendable {
+    /// Waits for the value, failing with ``DeadlineExceeded`` after `deadline` (every wait in a test has one).
+    func get(within deadline: TimeAmount) async throws -> Value {
+        let bounded = eventLoop.makePromise(of: Value.self)
+        let timeout = eventLoop.scheduleTask(in: deadline) { bounded.fail(DeadlineExceeded()) }
+        whenComplete { result in
+            timeout.cancel()
+            bounded.completeWith(result)
+        }
+        return try await bounded.futureResult.get()
     }
 }
 
@@ -153,6 +209,16 @@ private final class RootFrameCatcher: ChannelInboundHandler, Sendable {
 
     let goAways = Mutex<[String]>([])
     let settings = Mutex<[HTTP2Setting]>([])
+    let firstGoAway: EventLoopPromise<String>
+    private let pingAcks = Mutex<[HTTP2PingData: EventLoopPromise<Void>]>([:])
+
+    init(firstGoAway: EventLoopPromise<String>) {
+        self.firstGoAway = firstGoAway
+    }
+
+    func expectPingAck(_ data: HTTP2PingData, promise: EventLoopPromise<Void>) {
+        pingAcks.withLock { $0[data] = promise }
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
@@ -160,11 +226,24 @@ private final class RootFrameCatcher: ChannelInboundHandler, Sendable {
         case .goAway(_, _, let opaque):
             let text = opaque.map { String(buffer: $0) } ?? ""
             goAways.withLock { $0.append(text) }
+            firstGoAway.succeed(text)
         case .settings(.settings(let values)):
             settings.withLock { $0.append(contentsOf: values) }
+        case .ping(let ping, ack: true):
+            pingAcks.withLock { $0.removeValue(forKey: ping) }?.succeed(())
         default:
             break
         }
         context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        firstGoAway.fail(ChannelError.eof)
+        let waiting = pingAcks.withLock { acks in
+            defer { acks = [:] }
+            return Array(acks.values)
+        }
+        for promise in waiting { promise.fail(ChannelError.eof) }
+        context.fireChannelInactive()
     }
 }

@@ -1,0 +1,281 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How an external program ended.
+struct ProcessResult: Sendable, CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// The deadline passed and the program was killed.
+    var timedOut: Bool
+
+    var succeeded: Bool { status == 0 && !timedOut }
+
+    /// Non-empty stdout lines.
+    var lines: [String] { stdout.split(whereSeparator: \.isNewline).map(String.init) }
+
+    var description: String {
+        "exit \(status)\(timedOut ? " (killed at the deadline)" : "")\nstdout:\n\(stdout)\nstderr:\n\(stderr)"
+    }
+}
+
+/// A program started with Foundation `Process`, its output going to files (no pipe can fill up and stall it).
+final class ExternalProcess: @unchecked Sendable {
+    let process = Process()
+    let commandLine: String
+    private let outputDirectory: URL
+    private var stdoutFile: URL { outputDirectory.appendingPathComponent("stdout") }
+    private var stderrFile: URL { outputDirectory.appendingPathComponent("stderr") }
+
+    /// Starts `executable` (a path, or a name looked up on `PATH`).
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        let path = try Self.resolve(executable)
+        commandLine = ([path] + arguments).joined(separator: " ")
+        outputDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-interop-out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: outputDirectory.appendingPathComponent("stdout").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputDirectory.appendingPathComponent("stderr").path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardInput = FileHandle.nullDevice
+        let stdout = try FileHandle(forWritingTo: stdoutFile)
+        let stderr = try FileHandle(forWritingTo: stderrFile)
+        defer {
+            // The child has its own copies once it runs.
+            try? stdout.close()
+            try? stderr.close()
+        }
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: outputDirectory)
+    }
+
+    /// What the program has written to standard output so far.
+    var stdoutSoFar: String { (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "" }
+    /// What the program has written to standard error so far.
+    var stderrSoFar: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
+
+    /// Sends a signal to the program.
+    func signal(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits until the program exits; at the deadline it is killed (SIGKILL) and the result says so.
+    func wait(deadline: Duration) async throws -> ProcessResult {
+        let clock = ContinuousClock()
+        let end = clock.now + deadline
+        var timedOut = false
+        while process.isRunning {
+            if clock.now >= end {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, stdout: stdoutSoFar, stderr: stderrSoFar, timedOut: timedOut)
+    }
+
+    /// Waits until standard output holds a line that `match` accepts, or throws when the program exits first or
+    /// the deadline passes.
+    func waitForOutput(deadline: Duration, until match: (String) -> Bool) async throws -> String {
+        let clock = ContinuousClock()
+        let end = clock.now + deadline
+        while true {
+            let output = stdoutSoFar
+            if output.split(whereSeparator: \.isNewline).contains(where: { match(String($0)) }) { return output }
+            guard process.isRunning else {
+                throw InteropError("\(commandLine) exited (\(process.terminationStatus)) before the expected output:\n\(output)\n\(stderrSoFar)")
+            }
+            guard clock.now < end else { throw InteropError("\(commandLine) did not print the expected output in time:\n\(output)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Runs a program to completion (or to its deadline) and returns its result.
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        deadline: Duration = .seconds(30)
+    ) async throws -> ProcessResult {
+        let process = try ExternalProcess(executable, arguments, environment: environment)
+        return try await process.wait(deadline: deadline)
+    }
+
+    private static func resolve(_ executable: String) throws -> String {
+        if executable.contains("/") { return executable }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(executable)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw InteropError("\(executable) is not on PATH (bash .ci/run installs it)")
+    }
+}
+
+/// A failure to set up or drive an external program.
+struct InteropError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Where the package is, and the external programs the interop tests drive.
+enum Interop {
+    /// The package root, found from this file's path (`<root>/Tests/HeraldGatewayTests/Interop/InteropSupport.swift`).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The aioapns CLI (`Tests/Interop/aioapns_client.py`).
+    static var aioapnsScript: String { packageRoot.appendingPathComponent("Tests/Interop/aioapns_client.py").path }
+
+    /// The versions `.ci/run` installs; keep the two lists equal.
+    static let aioapnsPins = ["aioapns==4.0", "h2==4.4.1", "PyJWT==2.15.1", "pyOpenSSL==26.4.0", "cryptography==50.0.2"]
+
+    /// The Python that has aioapns: `HERALD_INTEROP_PYTHON` (set by `.ci/run`), else the package's
+    /// `.build/interop-venv`, created and filled on first use (under a lock, once per test process).
+    static func python() async throws -> String {
+        try await pythonTask.value
+    }
+
+    private static let pythonTask = Task<String, any Error> {
+        if let configured = ProcessInfo.processInfo.environment["HERALD_INTEROP_PYTHON"], !configured.isEmpty {
+            return configured
+        }
+        let venv = packageRoot.appendingPathComponent(".build/interop-venv")
+        let python = venv.appendingPathComponent("bin/python").path
+        // Two `swift test` runs of this package (say, with different scratch paths) may race to create it: flock serialises them.
+        let script = """
+            set -eu
+            mkdir -p "$(dirname "$VENV")"
+            exec 9>"$VENV.lock"
+            flock 9
+            if ! "$VENV/bin/python" -c "$CHECK" >/dev/null 2>&1; then
+                rm -rf "$VENV"
+                python3 -m venv "$VENV"
+                "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+            fi
+            """
+        let result = try await ExternalProcess.run(
+            "bash",
+            ["-c", script, "make-venv"] + aioapnsPins,
+            environment: ["VENV": venv.path, "CHECK": "import importlib.metadata as m, aioapns; assert m.version('aioapns') == '4.0'"],
+            deadline: .seconds(600)
+        )
+        guard result.succeeded else { throw InteropError("could not create \(venv.path) with aioapns:\n\(result)") }
+        return python
+    }
+
+    /// Runs `Tests/Interop/aioapns_client.py` and decodes its JSON lines.
+    static func aioapns(_ arguments: [String]) async throws -> (result: ProcessResult, answers: [AioapnsAnswer]) {
+        let python = try await python()
+        let result = try await ExternalProcess.run(python, [aioapnsScript] + arguments, deadline: .seconds(60))
+        let answers = try result.lines.map { line in
+            do {
+                return try JSONDecoder().decode(AioapnsAnswer.self, from: Data(line.utf8))
+            } catch {
+                throw InteropError("aioapns_client.py printed a line that is not an answer: \(line)\n\(result)")
+            }
+        }
+        return (result, answers)
+    }
+}
+
+/// One line of `aioapns_client.py`'s output.
+struct AioapnsAnswer: Decodable, Sendable {
+    var token: String
+    var status: Int
+    var reason: String?
+    var apnsID: String?
+    var timestamp: Int64?
+    var connection: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case token, status, reason, timestamp, connection
+        case apnsID = "apns_id"
+    }
+}
+
+/// One HTTP answer as curl printed it with `-i`.
+struct CurlAnswer: Sendable, CustomStringConvertible {
+    /// `HTTP/2` or `HTTP/1.1`.
+    var version: String
+    var status: Int
+    /// Header names in lower case.
+    var headers: [String: String]
+    var body: String
+
+    var description: String { "\(version) \(status) \(headers) \(body)" }
+
+    /// The error body `{"reason":…,"timestamp":…}`; decoding fails on a `timestamp` that is not an integer.
+    private struct ErrorBody: Decodable {
+        var reason: String?
+        var timestamp: Int64?
+    }
+
+    private var errorBody: ErrorBody? { try? JSONDecoder().decode(ErrorBody.self, from: Data(body.utf8)) }
+
+    var reason: String? { errorBody?.reason }
+
+    /// The 410 `timestamp`, only when it is a JSON integer (not a string).
+    var timestamp: Int64? { errorBody?.timestamp }
+
+    /// Parses `curl -i` output: status line, headers, blank line, body.
+    init(parsing output: String) throws {
+        let normalized = output.replacingOccurrences(of: "\r\n", with: "\n")
+        guard let split = normalized.range(of: "\n\n") else { throw InteropError("no header block in curl output:\n\(output)") }
+        let head = normalized[..<split.lowerBound].split(separator: "\n").map(String.init)
+        body = String(normalized[split.upperBound...])
+        guard let statusLine = head.first else { throw InteropError("no status line in curl output:\n\(output)") }
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw InteropError("bad status line '\(statusLine)'") }
+        version = String(parts[0])
+        self.status = status
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        self.headers = headers
+    }
+}
+
+/// Runs `body` with a live gateway and stops it afterwards, whether `body` throws or not.
+func withGateway<T>(_ body: (GatewayFixture) async throws -> T) async throws -> T {
+    let fixture = try await GatewayFixture.start()
+    do {
+        let value = try await body(fixture)
+        await fixture.stop()
+        return value
+    } catch {
+        await fixture.stop()
+        throw error
+    }
+}
+
+/// A lowercase canonical UUID, the form Herald generates for `apns-id`.
+func isUUID(_ text: String?) -> Bool {
+    guard let text else { return false }
+    return UUID(uuidString: text) != nil
+}
+
+/// A well-formed token no gateway has registered.
+let unknownDeviceToken = String(repeating: "ab", count: 32)
