@@ -64,8 +64,9 @@ struct KeysCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let key = try PrivateSigningKey.generate(teamID: teamID, keyID: keyID ?? SigningKey.randomID())
                 let path = out ?? "AuthKey_\(key.keyID).p8"
-                try key.write(p8To: URL(fileURLWithPath: path))
+                // Register first: a refused registration (an existing key id) must not overwrite a .p8 file.
                 try await register(key, scope: scope, data: data)
+                try key.write(p8To: URL(fileURLWithPath: path))
                 print(path)
                 FileHandle.standardError.write(Data("registered key \(key.keyID) of team \(teamID); wrote \(path)\n".utf8))
             }

@@ -39,6 +39,11 @@ struct HeraldExecutableInteropTests {
         #expect(generated.succeeded, "\(generated)")
         #expect(generated.lines == [p8], "\(generated)")
         #expect(FileManager.default.fileExists(atPath: p8))
+        // Generating again with the same key id is refused and leaves the registered key's .p8 untouched.
+        let p8Before = try String(contentsOfFile: p8, encoding: .utf8)
+        let again = try await cli("keys", "generate", "--data-dir", data.path, "--key-id", Self.keyID, "--team-id", Self.teamID, "--out", p8)
+        #expect(!again.succeeded)
+        #expect(try String(contentsOfFile: p8, encoding: .utf8) == p8Before)
 
         let registered = try await cli("tokens", "register", "--data-dir", data.path, "--topic", Self.topic)
         #expect(registered.succeeded, "\(registered)")
