@@ -47,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("per-token-rate"), help: "Notifications per second per device token before TooManyRequests; 0 = no limit.")
     var perTokenRate = 0
 
+    @Option(name: .customLong("event-loops"), help: "Event-loop threads (default: one per core).")
+    var eventLoops: Int?
+
     @Option(help: "SQLite synchronous mode: full or normal.")
     var synchronous = "full"
 
@@ -56,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let environment = try parseEnvironment(environment)
+            if let eventLoops, eventLoops < 1 { throw CLIFailure("--event-loops must be at least 1") }
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
@@ -73,6 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.initialConcurrentStreams = initialStreams
             configuration.idleTimeout = .seconds(Int64(idleTimeout))
             configuration.perTokenRateLimit = perTokenRate
+            if let eventLoops { configuration.eventLoopThreads = eventLoops }
             var tlsSummary = "off"
             if configuration.tlsPort != nil {
                 let pki = try DevelopmentPKI.loadOrCreate(in: data.tlsDirectory, now: Date())

@@ -112,7 +112,7 @@ if has herald; then
         || { cat "$WORK/tokens.log" >&2; die "herald tokens register failed"; }
     [[ $DEVICE_TOKEN =~ ^[0-9a-f]{64}$ ]] || die "herald tokens register printed '$DEVICE_TOKEN', not a 64-hex token"
     "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA" --host 127.0.0.1 \
-        --h2c-port "$HERALD_H2C" --tls-port "$HERALD_TLS" --environment sandbox --initial-streams "$M" >"$WORK/herald.log" 2>&1 &
+        --h2c-port "$HERALD_H2C" --tls-port "$HERALD_TLS" --environment sandbox --initial-streams "$M" ${SERVER_PIN:+--event-loops 1} >"$WORK/herald.log" 2>&1 &
     HERALD_PID=$!
     PIDS+=("$HERALD_PID")
     for _ in $(seq 600); do

@@ -107,6 +107,11 @@ struct HeraldExecutableInteropTests {
         #expect(errorLines.first?.hasPrefix("herald: error:") == true, "\(bad)")
         #expect(bad.stdout.isEmpty, "\(bad)")
 
+        // A bad serve option: one line, non-zero, before anything listens.
+        let badServe = try await cli("serve", "--data-dir", data.path, "--event-loops", "0", "--tls-port", "0", "--h2c-port", "0")
+        #expect(badServe.status != 0 && !badServe.timedOut, "\(badServe)")
+        #expect(badServe.stderr.hasPrefix("herald: error: --event-loops"), "\(badServe)")
+
         // SIGTERM: a graceful shutdown and exit status 0.
         server.signal(SIGTERM)
         let stopped = try await server.wait(deadline: .seconds(20))
