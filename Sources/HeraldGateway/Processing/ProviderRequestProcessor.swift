@@ -71,9 +71,6 @@ final class ProviderRequestProcessor: Sendable {
         }
     }
 
-    /// Stops committing (the store drains what is queued).
-    func shutdown() {}
-
     struct Rejection: Error {
         var reason: APNSReason
         var timestamp: Int64?

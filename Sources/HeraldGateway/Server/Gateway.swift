@@ -75,7 +75,6 @@ public actor Gateway: Service {
         }
         await drainConnections()
         state = .stopped
-        processor.shutdown()
         try await group.shutdownGracefully()
     }
 
