@@ -37,7 +37,7 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
             oversized = false
         case .body(let buffer):
             if !oversized {
-                if body.count + buffer.readableBytes > 5121 {
+                if body.count + buffer.readableBytes > ProviderRequestProcessor.bodyLimit {
                     oversized = true
                     body = []
                 } else {

@@ -32,8 +32,6 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
     /// The connection window Herald keeps open, larger than the protocol's initial 64 KiB so that many
     /// concurrent streams never wait for a WINDOW_UPDATE.
     private static let connectionWindowTarget = 8 * 1024 * 1024
-    /// The largest body buffered for one stream: the VoIP limit plus room to tell "too large" apart.
-    private static let bodyLimit = 5120 + 1
 
     init(processor: ProviderRequestProcessor, connection: ProviderConnectionState, maximumConcurrentStreams: Int) {
         self.processor = processor
@@ -139,7 +137,7 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
     private func receiveData(_ payload: HTTP2Frame.FramePayload.Data, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         guard var pending = streams[streamID] else { return }
         if case .byteBuffer(let buffer) = payload.data, !pending.oversized {
-            if pending.body.count + buffer.readableBytes > Self.bodyLimit {
+            if pending.body.count + buffer.readableBytes > ProviderRequestProcessor.bodyLimit {
                 pending.oversized = true
                 pending.body = []
             } else {

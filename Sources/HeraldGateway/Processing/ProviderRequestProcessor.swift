@@ -13,6 +13,10 @@ enum ProviderDecision: Sendable {
 ///
 /// Shared by all connections and event loops; it holds no per-connection state (that is `ProviderConnectionState`).
 final class ProviderRequestProcessor: Sendable {
+    /// The most body bytes a connection buffers for one request: the largest payload APNs takes (VoIP,
+    /// 5120 bytes, spec §A.6) plus one, so that "too large" is known without keeping the rest.
+    static let bodyLimit = PushType.voip.maximumPayloadSize + 1
+
     private let services: ProviderServices
     private let environment: APNSEnvironment
     private let policy: ValidationPolicy
