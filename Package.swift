@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "herald", targets: ["HeraldCLI"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
+        .library(name: "HeraldProviderClient", targets: ["HeraldProviderClient"]),
         .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
     ],
     dependencies: [
@@ -58,12 +59,26 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // An APNs provider client: HTTP/2 over TLS or h2c, token or certificate auth (`herald send`, benchmarks, tests).
+        .target(
+            name: "HeraldProviderClient",
+            dependencies: [
+                "HeraldCore", "HeraldAuth",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The device side: Apple's UserNotifications types and rules. Foundation only.
         .target(name: "HeraldUserNotifications"),
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -83,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldAuth", "HeraldStore", "HeraldCore",
+                "HeraldGateway", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldProviderClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -95,6 +110,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications"]),
+        .testTarget(
+            name: "HeraldProviderClientTests",
+            dependencies: [
+                "HeraldProviderClient", "HeraldCore", "HeraldAuth",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]
+        ),
+        // The command line's option handling and output, without a server.
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

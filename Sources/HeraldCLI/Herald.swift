@@ -8,7 +8,7 @@ struct Herald: AsyncParsableCommand {
         commandName: "herald",
         abstract: "An APNs-compatible push notification service.",
         subcommands: [
-            ServeCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
+            ServeCommand.self, SendCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
         ]
     )
 }
@@ -20,6 +20,8 @@ struct DataDirectoryOptions: ParsableArguments {
 
     var url: URL { URL(fileURLWithPath: dataDirectory, isDirectory: true) }
     var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
+    /// Where `herald keys generate` keeps a copy of each key it makes, for `herald send`.
+    var keysDirectory: URL { url.appendingPathComponent("keys", isDirectory: true) }
 }
 
 /// A failure the CLI reports as one line and a non-zero exit.

@@ -58,6 +58,11 @@ struct KeysCommand: AsyncParsableCommand {
         @Option(name: .customLong("key-id"), help: "The key id (default: random, 10 characters).") var keyID: String?
         @Option(name: .customLong("team-id"), help: "The team id.") var teamID: String
         @Option(help: "Where to write the .p8 file (default: AuthKey_<KEYID>.p8).") var out: String?
+        @Flag(
+            inversion: .prefixedNo,
+            help: "Keep a copy in <data-dir>/keys/AuthKey_<KEYID>.p8, where `herald send` finds it without key options."
+        )
+        var keep = true
         @OptionGroup var scope: ScopeOptions
 
         func run() async throws {
@@ -67,8 +72,14 @@ struct KeysCommand: AsyncParsableCommand {
                 // Register first: a refused registration (an existing key id) must not overwrite a .p8 file.
                 try await register(key, scope: scope, data: data)
                 try key.write(p8To: URL(fileURLWithPath: path))
+                var note = "registered key \(key.keyID) of team \(teamID); wrote \(path)"
+                if keep {
+                    let kept = data.keysDirectory.appendingPathComponent(ProviderKeyLocator.fileName(keyID: key.keyID))
+                    try key.write(p8To: kept)
+                    note += " and \(kept.path)"
+                }
                 print(path)
-                FileHandle.standardError.write(Data("registered key \(key.keyID) of team \(teamID); wrote \(path)\n".utf8))
+                FileHandle.standardError.write(Data("\(note)\n".utf8))
             }
         }
     }

@@ -1,0 +1,157 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldProviderClient
+
+/// What `herald send` will do, resolved from its options: the request, the client, and the load.
+struct SendPlan {
+    var request: APNSRequest
+    var configuration: APNSProviderClient.Configuration
+    var repeatCount: Int
+    var rate: Double?
+    var json: Bool
+}
+
+extension SendCommand {
+    /// Turns the options into a plan, reading the payload file and finding the key.
+    ///
+    /// - Parameter now: the time `--expiration +SECONDS` counts from.
+    /// - Throws: ``CLIFailure`` with a one-line message for anything the command cannot make sense of.
+    func resolve(now: Date) async throws -> SendPlan {
+        guard repeatCount >= 1 else { throw CLIFailure("--repeat must be at least 1") }
+        if let rate, !(rate > 0 && rate.isFinite) { throw CLIFailure("--rate must be a positive number of notifications per second") }
+        guard timeout > 0, timeout.isFinite else { throw CLIFailure("--timeout must be a positive number of seconds") }
+        guard let endpoint = APNSProviderClient.Endpoint(url: url) else {
+            throw CLIFailure("'\(url)' is not a server URL (expected https://host:port or http://host:port)")
+        }
+
+        let file = try resolvePayload()
+        let authentication = try await resolveAuthentication()
+        let topic = topic ?? file.targetBundle
+        if topic == nil, case .token = authentication {
+            throw CLIFailure("give --topic (the app's bundle id), or a \"\(APNSFile.targetBundleKey)\" in the payload")
+        }
+        let pushType = pushType.map(PushType.init(rawValue:)) ?? Self.defaultPushType(for: file.object)
+        let priority = priority.map(APNSPriority.init(rawValue:)) ?? (pushType == .background ? .powerConsiderate : nil)
+        let request = APNSRequest(
+            deviceToken: token,
+            payload: file.payload,
+            topic: topic,
+            pushType: pushType,
+            priority: priority,
+            expiration: try resolveExpiration(now: now),
+            collapseID: collapseID,
+            apnsID: apnsID
+        )
+
+        var configuration = APNSProviderClient.Configuration(endpoint: endpoint, authentication: authentication)
+        configuration.responseTimeout = .milliseconds(Int64(timeout * 1000))
+        configuration.connectTimeout = min(configuration.responseTimeout, .seconds(10))
+        if let caFile {
+            configuration.trustRootFiles = [caFile]
+            configuration.trustsSystemRoots = false
+        } else {
+            let developmentCA = data.tlsDirectory.appendingPathComponent("ca.pem").path
+            if FileManager.default.fileExists(atPath: developmentCA) { configuration.trustRootFiles = [developmentCA] }
+        }
+        return SendPlan(request: request, configuration: configuration, repeatCount: repeatCount, rate: rate, json: json)
+    }
+
+    /// The one payload source given, parsed; a `"Simulator Target Bundle"` member is taken out of any of them.
+    func resolvePayload() throws -> APNSFile {
+        let sources = [apnsFile, payload, payloadFile, alert].compactMap { $0 }
+        guard sources.count == 1 else {
+            throw CLIFailure(
+                sources.isEmpty
+                    ? "give a payload: --payload JSON, --payload-file FILE, a .apns file, or --alert TEXT"
+                    : "give one payload, not \(sources.count) (--payload, --payload-file, a .apns file, --alert)"
+            )
+        }
+        do {
+            if let path = apnsFile ?? payloadFile {
+                return try APNSFile(contentsOf: URL(fileURLWithPath: path))
+            }
+            if let payload {
+                return try APNSFile(bytes: Array(payload.utf8))
+            }
+            let document = try JSONSerialization.data(withJSONObject: ["aps": ["alert": alert ?? ""]], options: [.withoutEscapingSlashes])
+            return try APNSFile(bytes: document)
+        } catch let error as APNSFile.ParseError {
+            let source = apnsFile ?? payloadFile ?? "--payload"
+            throw CLIFailure("\(source): \(error)")
+        }
+    }
+
+    /// `--expiration`: epoch seconds, `0`, or `+SECONDS` from `now`.
+    func resolveExpiration(now: Date) throws -> Int64? {
+        guard let expiration else { return nil }
+        if expiration.hasPrefix("+"), let seconds = Int64(expiration.dropFirst()), seconds >= 0 {
+            return Int64(now.timeIntervalSince1970) + seconds
+        }
+        guard let seconds = Int64(expiration), seconds >= 0 else {
+            throw CLIFailure("--expiration must be seconds since the epoch, 0, or +SECONDS from now, not '\(expiration)'")
+        }
+        return seconds
+    }
+
+    /// Certificate auth with `--cert`/`--cert-key`; otherwise token auth with the key options, filled in from the
+    /// data directory where they are missing.
+    func resolveAuthentication() async throws -> APNSProviderClient.Authentication {
+        let tokenOptions = keyFile != nil || keyID != nil || teamID != nil
+        if cert != nil || certKey != nil {
+            guard let cert, let certKey else { throw CLIFailure("--cert and --cert-key go together") }
+            guard !tokenOptions else { throw CLIFailure("give --cert/--cert-key or --key-file/--key-id/--team-id, not both") }
+            do {
+                return .certificate(try APNSProviderClient.ClientCertificate(certificateFile: cert, privateKeyFile: certKey))
+            } catch {
+                throw CLIFailure(error.detail)
+            }
+        }
+        let file = try keyFileURL()
+        guard let keyID = keyID ?? ProviderKeyLocator.keyID(fromFileName: file.lastPathComponent) else {
+            throw CLIFailure("give --key-id (\(file.lastPathComponent) is not named AuthKey_<KEYID>.p8)")
+        }
+        var teamID = self.teamID
+        if teamID == nil { teamID = try await ProviderKeyLocator.registeredTeamID(keyID: keyID, data: data) }
+        guard let teamID else {
+            throw CLIFailure("give --team-id (key \(keyID) is not registered in \(data.dataDirectory))")
+        }
+        do {
+            return .token(try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: file))
+        } catch {
+            throw CLIFailure(error == .missingFile ? "cannot read the key file \(file.path)" : "\(file.path): \(error)")
+        }
+    }
+
+    /// `--key-file`, else the key kept in `<data-dir>/keys` (the one named by `--key-id`, or the only one).
+    private func keyFileURL() throws -> URL {
+        if let keyFile { return URL(fileURLWithPath: keyFile) }
+        let directory = data.keysDirectory
+        let kept = ProviderKeyLocator.keptKeys(in: directory)
+        if let keyID {
+            guard let match = kept.first(where: { ProviderKeyLocator.keyID(fromFileName: $0.lastPathComponent) == keyID }) else {
+                throw CLIFailure("no key \(keyID) in \(directory.path): give --key-file")
+            }
+            return match
+        }
+        switch kept.count {
+        case 1:
+            return kept[0]
+        case 0:
+            throw CLIFailure(
+                "no provider key: give --key-file, --key-id and --team-id (or --cert and --cert-key), "
+                    + "or run `herald keys generate --team-id TEAMID` first"
+            )
+        default:
+            throw CLIFailure("\(kept.count) keys in \(directory.path): choose one with --key-id or --key-file")
+        }
+    }
+
+    /// `background` for a payload whose `aps` has `content-available: 1` and nothing a person would see or hear;
+    /// `alert` otherwise (spec §A.3: the push type must match the payload).
+    static func defaultPushType(for payload: JSONObject) -> PushType {
+        guard let aps = payload["aps"]?.objectValue, aps["content-available"]?.integerValue == 1 else { return .alert }
+        let visible = aps.contains("alert") || aps.contains("sound") || aps.contains("badge")
+        return visible ? .alert : .background
+    }
+}

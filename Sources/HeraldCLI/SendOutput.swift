@@ -1,0 +1,43 @@
+import Foundation
+import HeraldProviderClient
+
+/// How `herald send` writes an answer: one line for people, or one JSON object.
+enum SendOutput {
+    /// `200  apns-id <id>  apns-unique-id <id>  1.2 ms`, `400 BadDeviceToken  apns-id <id>  0.9 ms`,
+    /// `410 Unregistered  timestamp <ms>  apns-id <id>  1.0 ms`.
+    static func line(_ response: APNSResponse) -> String {
+        var parts = [response.reason.map { "\(response.status) \($0.rawValue)" } ?? "\(response.status)"]
+        if let timestamp = response.timestamp { parts.append("timestamp \(timestamp)") }
+        parts.append("apns-id \(response.apnsID ?? "-")")
+        if let uniqueID = response.apnsUniqueID { parts.append("apns-unique-id \(uniqueID)") }
+        parts.append(milliseconds(response.latency) + " ms")
+        return parts.joined(separator: "  ")
+    }
+
+    /// `{"apns_id":…,"apns_unique_id":…,"latency_ms":…,"reason":…,"status":…,"timestamp":…}` (absent keys omitted).
+    static func jsonLine(_ response: APNSResponse) -> String {
+        var object: [String: Any] = ["status": response.status, "latency_ms": roundedMilliseconds(response.latency)]
+        if let reason = response.reason { object["reason"] = reason.rawValue }
+        if let apnsID = response.apnsID { object["apns_id"] = apnsID }
+        if let uniqueID = response.apnsUniqueID { object["apns_unique_id"] = uniqueID }
+        if let timestamp = response.timestamp { object["timestamp"] = timestamp }
+        return json(object)
+    }
+
+    /// One JSON object as a line, keys sorted.
+    static func json(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A duration in milliseconds with one decimal, `12.3`.
+    static func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.1f", roundedMilliseconds(duration))
+    }
+
+    /// A duration in milliseconds, rounded to microseconds.
+    static func roundedMilliseconds(_ duration: Duration) -> Double {
+        let nanoseconds = Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+        return (nanoseconds / 1000).rounded() / 1000
+    }
+}
