@@ -9,9 +9,9 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Send a push notification and print the answer (status, reason, apns-id).",
         discussion: """
-            The payload comes from exactly one of: --payload JSON, --payload-file FILE, a .apns file (as \
-            `xcrun simctl push` takes it; its "Simulator Target Bundle" is the topic unless --topic is given and is \
-            not sent), or --alert TEXT. Header values are sent as given; the server answers for them.
+            The payload comes from exactly one of: --payload JSON, --payload-file FILE, a .apns file as \
+            `xcrun simctl push` takes it, or --alert TEXT. A "Simulator Target Bundle" key is taken out of the payload \
+            and is the topic unless --topic is given. Header values are sent as given; the server answers for them.
 
             Authentication: --key-file/--key-id/--team-id (token), or --cert/--cert-key (certificate). With \
             neither, the one key `herald keys generate` kept in <data-dir>/keys is used, with the team id the data \

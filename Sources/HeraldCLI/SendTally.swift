@@ -34,10 +34,22 @@ struct SendTally: Sendable {
 
     /// The latency below which a fraction `p` (0…1) of the answers fall (nearest rank); `nil` with no answers.
     func latency(percentile p: Double) -> Duration? {
-        guard !latencies.isEmpty else { return nil }
-        let sorted = latencies.sorted()
+        Self.latency(percentile: p, sorted: latencies.sorted())
+    }
+
+    private static func latency(percentile p: Double, sorted: [Int64]) -> Duration? {
+        guard !sorted.isEmpty else { return nil }
         let rank = min(sorted.count, max(1, Int((p * Double(sorted.count)).rounded(.up))))
         return .nanoseconds(sorted[rank - 1])
+    }
+
+    /// p50, p90, p99 and max, sorting once; `nil` with no answers.
+    private var summaryPercentiles: [(name: String, value: Duration)]? {
+        let sorted = latencies.sorted()
+        guard !sorted.isEmpty else { return nil }
+        return [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1)].compactMap { name, p in
+            Self.latency(percentile: p, sorted: sorted).map { (name, $0) }
+        }
     }
 
     /// The summary for people, a few lines.
@@ -54,11 +66,8 @@ struct SendTally: Sendable {
         for (error, count) in failed.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
             lines.append("  no answer (\(error)): \(count)")
         }
-        if let p50 = latency(percentile: 0.5), let p90 = latency(percentile: 0.9), let p99 = latency(percentile: 0.99),
-            let max = latency(percentile: 1)
-        {
-            let values = [("p50", p50), ("p90", p90), ("p99", p99), ("max", max)].map { "\($0) \(SendOutput.milliseconds($1)) ms" }
-            lines.append("latency " + values.joined(separator: "  "))
+        if let percentiles = summaryPercentiles {
+            lines.append("latency " + percentiles.map { "\($0.name) \(SendOutput.milliseconds($0.value)) ms" }.joined(separator: "  "))
         }
         return lines
     }
@@ -71,13 +80,8 @@ struct SendTally: Sendable {
             "reasons": rejected, "errors": failed, "seconds": seconds,
             "rate": seconds > 0 ? (Double(finished) / seconds * 10).rounded() / 10 : 0,
         ]
-        if let p50 = latency(percentile: 0.5), let p90 = latency(percentile: 0.9), let p99 = latency(percentile: 0.99),
-            let max = latency(percentile: 1)
-        {
-            summary["latency_ms"] = [
-                "p50": SendOutput.roundedMilliseconds(p50), "p90": SendOutput.roundedMilliseconds(p90),
-                "p99": SendOutput.roundedMilliseconds(p99), "max": SendOutput.roundedMilliseconds(max),
-            ]
+        if let percentiles = summaryPercentiles {
+            summary["latency_ms"] = Dictionary(uniqueKeysWithValues: percentiles.map { ($0.name, SendOutput.roundedMilliseconds($0.value)) })
         }
         return ["summary": summary]
     }

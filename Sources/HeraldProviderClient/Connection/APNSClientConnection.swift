@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP2
@@ -134,10 +135,23 @@ final class APNSClientConnection: Sendable {
         return .connectFailed.with("\(endpoint): \(describe(error))")
     }
 
-    /// `Connection refused` rather than `connection reset (error set): Connection refused (errno: 111)`.
-    private static func describe(_ error: any Error) -> String {
+    /// A short reason for people: `Connection refused` rather than
+    /// `connection reset (error set): Connection refused (errno: 111)`, the TLS failure's name rather than BoringSSL's
+    /// error stack.
+    static func describe(_ error: any Error) -> String {
         if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
-        return "\(error)"
+        let text = "\(error)"
+        if error is NIOSSLError {
+            if let range = text.range(of: #"OPENSSL_internal:[A-Z0-9_]+"#, options: .regularExpression) {
+                let name = text[range].dropFirst("OPENSSL_internal:".count)
+                let hint = name == "CERTIFICATE_VERIFY_FAILED" ? " (the server's certificate is not from a trusted CA)" : ""
+                return "TLS handshake failed: \(name)\(hint)"
+            }
+            if text.contains("EOF during handshake") {
+                return "TLS handshake failed: the server closed the connection (is it a TLS port?)"
+            }
+        }
+        return text
     }
 
     /// What the client tells the server: no server push, room for answers.

@@ -266,7 +266,7 @@ final class APNSClientConnectionHandler: ChannelInboundHandler {
         sweep?.cancel()
         sweep = nil
         let reason = "the connection closed"
-        ready.fail(APNSProviderClientError.connectFailed.with(reason))
+        ready.fail(APNSProviderClientError.connectFailed.with("the server closed the connection before its HTTP/2 SETTINGS"))
         for (request, error) in stateMachine.connectionClosed(reason: reason) {
             request.continuation.resume(throwing: error)
         }
@@ -280,7 +280,7 @@ final class APNSClientConnectionHandler: ChannelInboundHandler {
             return
         }
         logger.debug("Connection error", metadata: ["apns.error": "\(error)"])
-        ready.fail(APNSProviderClientError.connectFailed.with("\(error)"))
+        ready.fail(APNSProviderClientError.connectFailed.with(APNSClientConnection.describe(error)))
         context.close(promise: nil)
     }
 }
