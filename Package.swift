@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
+        .library(name: "HeraldSimulator", targets: ["HeraldSimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -60,6 +61,9 @@ let package = Package(
         ),
         // The device side: Apple's UserNotifications types and rules. Foundation only.
         .target(name: "HeraldUserNotifications"),
+        // A simulated device: apps from a manifest, each on its own device runtime. No NIO; the
+        // device-link transport is attached on top.
+        .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications"]),
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
@@ -95,6 +99,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications"]),
+        .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
