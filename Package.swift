@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldProviderClient", targets: ["HeraldProviderClient"]),
         .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
+        .library(name: "HeraldSimulator", targets: ["HeraldSimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -75,6 +76,9 @@ let package = Package(
         ),
         // The device side: Apple's UserNotifications types and rules. Foundation only.
         .target(name: "HeraldUserNotifications"),
+        // A simulated device: apps from a manifest, each on its own device runtime. No NIO; the
+        // device-link transport is attached on top.
+        .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications"]),
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
@@ -121,6 +125,7 @@ let package = Package(
         ),
         // The command line's option handling and output, without a server.
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldCore"]),
+        .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

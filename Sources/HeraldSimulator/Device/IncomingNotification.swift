@@ -1,0 +1,55 @@
+import HeraldCore
+
+/// A notification as it reaches the device: the provider's payload bytes and the headers the
+/// device can see.
+public struct IncomingNotification: Sendable, Hashable {
+    /// The `apns-id`; the device shows each one at most once.
+    public var apnsID: NotificationID
+    /// The app it is for (the topic less its push-type suffix).
+    public var bundleID: String
+    /// `apns-collapse-id`: the request identifier, so a newer notification replaces an older one.
+    public var collapseID: String?
+    /// `apns-push-type`.
+    public var pushType: PushType
+    /// `apns-priority`.
+    public var priority: APNSPriority
+    /// The JSON payload exactly as the provider sent it.
+    public var payload: [UInt8]
+
+    /// Creates an incoming notification.
+    public init(
+        apnsID: NotificationID,
+        bundleID: String,
+        collapseID: String? = nil,
+        pushType: PushType = .alert,
+        priority: APNSPriority = .immediate,
+        payload: [UInt8]
+    ) {
+        self.apnsID = apnsID
+        self.bundleID = bundleID
+        self.collapseID = collapseID
+        self.pushType = pushType
+        self.priority = priority
+        self.payload = payload
+    }
+
+    /// The notification the gateway accepted, as delivered.
+    public init(_ accepted: AcceptedNotification) {
+        self.init(
+            apnsID: accepted.id,
+            bundleID: accepted.bundleID,
+            collapseID: accepted.collapseID,
+            pushType: accepted.pushType,
+            priority: accepted.priority,
+            payload: accepted.payload
+        )
+    }
+
+    /// The push types the device runtime handles: alerts and background pushes go to the app
+    /// through UserNotifications; the others (VoIP, Live Activities, widgets, …) go to frameworks
+    /// the simulator does not model.
+    static let handledPushTypes: Set<PushType> = [.alert, .background]
+
+    /// The largest payload APNs accepts for any push type (VoIP, spec §A.6).
+    static let maximumPayloadSize = PushType.voip.maximumPayloadSize
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HeraldUserNotifications
+
+import enum HeraldCore.APNSEnvironment
+import struct HeraldCore.NotificationID
+
+/// The whole device as a console shows it: every app's state and notification center.
+public struct DeviceSnapshot: Sendable, Hashable, Codable {
+    /// The device's name.
+    public var name: String
+    /// When it was taken, on the device's clock.
+    public var capturedAt: Date
+    /// The apps, in manifest order.
+    public var apps: [AppSnapshot]
+}
+
+/// One app as a console shows it.
+public struct AppSnapshot: Sendable, Hashable, Codable {
+    /// The bundle id.
+    public var bundleID: String
+    /// The display name.
+    public var name: String
+    /// The APNs environment of its token.
+    public var environment: APNSEnvironment
+    /// Its device token (hex).
+    public var deviceToken: String
+    /// The app's state.
+    public var state: AppLifecycleState
+    /// `notDetermined`, `denied`, `authorized`, `provisional` or `ephemeral`.
+    public var authorization: String
+    /// The registered categories with their actions (text input titles included).
+    public var categories: [CategorySnapshot]
+    /// Notification Center (grouped by thread, newest group first), the badge, pending requests
+    /// and the expanded content extension's rendering.
+    public var center: NotificationCenterSnapshot
+    /// The `apns-id` behind each delivered notification's identifier.
+    public var apnsIDs: [String: NotificationID]
+}
+
+/// A registered category as a console shows it.
+public struct CategorySnapshot: Sendable, Hashable, Codable {
+    /// An action button.
+    public struct Action: Sendable, Hashable, Codable {
+        /// The identifier.
+        public var identifier: String
+        /// The title.
+        public var title: String
+        /// `foreground`, `destructive`, `authenticationRequired`.
+        public var options: [String]
+        /// For a text input action: the send button's title.
+        public var textInputButtonTitle: String?
+        /// For a text input action: the placeholder.
+        public var textInputPlaceholder: String?
+
+        init(_ action: UNNotificationAction) {
+            identifier = action.identifier
+            title = action.title
+            options = ManifestNames.names(of: action.options, in: ManifestNames.actionOptions)
+            let input = action as? UNTextInputNotificationAction
+            textInputButtonTitle = input?.textInputButtonTitle
+            textInputPlaceholder = input?.textInputPlaceholder
+        }
+    }
+
+    /// The identifier.
+    public var identifier: String
+    /// The actions, in display order.
+    public var actions: [Action]
+    /// The category's options.
+    public var options: [String]
+}
+
+extension SimulatedDevice {
+    /// What every app shows now.
+    public func snapshot() async -> DeviceSnapshot {
+        var snapshots: [AppSnapshot] = []
+        for installed in installedApps {
+            guard let app = apps[installed.bundleID] else { continue }
+            let categories = await app.runtime.center.notificationCategories().sorted { $0.identifier < $1.identifier }
+            let center = await app.runtime.snapshot()
+            snapshots.append(
+                AppSnapshot(
+                    bundleID: installed.bundleID,
+                    name: installed.name,
+                    environment: installed.environment,
+                    deviceToken: installed.deviceToken.hex,
+                    state: center.appState,
+                    authorization: ManifestNames.name(of: center.authorizationStatus, in: ManifestNames.authorizationStatuses),
+                    categories: categories.map { category in
+                        CategorySnapshot(
+                            identifier: category.identifier,
+                            actions: category.actions.map(CategorySnapshot.Action.init),
+                            options: ManifestNames.names(of: category.options, in: ManifestNames.categoryOptions)
+                        )
+                    },
+                    center: center,
+                    apnsIDs: app.apnsIDs
+                )
+            )
+        }
+        return DeviceSnapshot(name: name, capturedAt: clock.now, apps: snapshots)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import HeraldCore
+import HeraldSimulator
+import HeraldUserNotifications
+import Testing
+
+// Seed 003 ("How to handle notifications in background mode"): which callback runs, and whether
+// the alert shows, for each app state with and without content-available. The seed's app predates
+// iOS 10: its notification delegate implements neither willPresent nor didReceive.
+
+/// One row of the seed's table, as the device reports it.
+struct SeedRow: CustomTestStringConvertible, Sendable {
+    let contentAvailable: Bool
+    let state: AppLifecycleState
+    /// The reports on arrival.
+    let events: [String]
+    /// The state while the app handled it, when it did.
+    let stateWhileHandling: AppLifecycleState?
+    /// The `dropped` reason on arrival, if any.
+    let dropped: DropReason?
+    /// Calls the app gets when the user then taps the alert (nil: not part of the row).
+    let tapCalls: [AppCall]?
+
+    var testDescription: String { "content-available \(contentAvailable ? "present" : "absent") × \(state.rawValue)" }
+
+    static let table: [SeedRow] = [
+        SeedRow(
+            contentAvailable: true,
+            state: .foreground,
+            events: ["dropped", "background"],
+            stateWhileHandling: .foreground,
+            dropped: .notPresented,
+            tapCalls: nil
+        ),
+        SeedRow(
+            contentAvailable: true,
+            state: .background,
+            events: ["displayed", "background"],
+            stateWhileHandling: .background,
+            dropped: nil,
+            tapCalls: nil
+        ),
+        SeedRow(
+            contentAvailable: true,
+            state: .suspended,
+            events: ["displayed", "background"],
+            stateWhileHandling: .background,
+            dropped: nil,
+            tapCalls: nil
+        ),
+        SeedRow(
+            contentAvailable: true,
+            state: .terminatedByUser,
+            events: ["displayed", "dropped"],
+            stateWhileHandling: nil,
+            dropped: .appTerminatedByUser,
+            tapCalls: nil
+        ),
+        SeedRow(
+            contentAvailable: false,
+            state: .foreground,
+            events: ["dropped", "background"],
+            stateWhileHandling: .foreground,
+            dropped: .notPresented,
+            tapCalls: nil
+        ),
+        SeedRow(
+            contentAvailable: false,
+            state: .suspended,
+            events: ["displayed"],
+            stateWhileHandling: nil,
+            dropped: nil,
+            tapCalls: [.willEnterForeground, .didBecomeActive, .didReceiveRemoteNotification]
+        ),
+        SeedRow(
+            contentAvailable: false,
+            state: .background,
+            events: ["displayed"],
+            stateWhileHandling: nil,
+            dropped: nil,
+            tapCalls: [.willEnterForeground, .didBecomeActive, .didReceiveRemoteNotification]
+        ),
+        SeedRow(
+            contentAvailable: false,
+            state: .terminatedByUser,
+            events: ["displayed"],
+            stateWhileHandling: nil,
+            dropped: nil,
+            tapCalls: [.didFinishLaunching, .didBecomeActive, .didReceiveRemoteNotification]
+        ),
+    ]
+}
+
+@Suite("Seed 003 on a simulated device: app states and background pushes")
+struct Seed003AppStateTests {
+    static let bundleID = "com.example.podcasts"
+
+    static func manifest(state: AppLifecycleState, extra: String = "") -> String {
+        """
+        {"apps": [{"bundleID": "\(bundleID)", "state": "\(state.rawValue)",
+          "delegate": {"implementsWillPresent": false, "implementsDidReceive": false}\(extra)}]}
+        """
+    }
+
+    @Test("the seed's scenario table, row for row, from the provider's payload bytes", arguments: SeedRow.table)
+    func scenario(_ row: SeedRow) async throws {
+        let device = try await makeDevice(Self.manifest(state: row.state))
+        let payload =
+            row.contentAvailable
+            ? #"{"aps":{"alert":"New episode","sound":"default","content-available":1}}"#
+            : #"{"aps":{"alert":"New episode","sound":"default"}}"#
+        let reports = await device.receive(push(payload, to: Self.bundleID, collapseID: "push"))
+        #expect(reports.events == row.events)
+        #expect(reports.first(.dropped)?.string("reason") == row.dropped?.rawValue)
+        if let stateWhileHandling = row.stateWhileHandling {
+            let background = try #require(reports.first(.background))
+            #expect(background.string("callback") == AppCall.didReceiveRemoteNotification.rawValue)
+            #expect(background.string("stateWhileHandling") == stateWhileHandling.rawValue)
+            #expect(background.string("stateBefore") == row.state.rawValue)
+            #expect(background.detail["contentAvailable"] == .bool(row.contentAvailable))
+        }
+        if let tapCalls = row.tapCalls {
+            let tap = try await device.tap("push", in: Self.bundleID)
+            let action = try #require(tap.first(.action))
+            #expect(action.strings("callbacks") == tapCalls.map(\.rawValue))
+            #expect(action.string("stateAfter") == "foreground")
+            #expect(action.string("action") == UNNotificationDefaultActionIdentifier)
+        }
+    }
+
+    @Test("a silent push wakes a suspended app and it goes back to sleep")
+    func silentSuspended() async throws {
+        let device = try await makeDevice(Self.manifest(state: .suspended))
+        let reports = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        #expect(reports.events == ["background"])
+        let background = try #require(reports.first(.background))
+        #expect(background.string("stateWhileHandling") == "background")
+        #expect(background.string("stateAfter") == "suspended")
+        #expect(background.string("fetchResult") == "newData")
+    }
+
+    @Test("a silent push launches an app the system ended, but not one the user force-quit")
+    func silentNotRunning() async throws {
+        let device = try await makeDevice(Self.manifest(state: .notRunning))
+        let launched = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        #expect(
+            launched.first(.background)?.strings("callbacks") == [AppCall.didFinishLaunching.rawValue, AppCall.didReceiveRemoteNotification.rawValue]
+        )
+
+        let killed = try await makeDevice(Self.manifest(state: .terminatedByUser))
+        let reports = await killed.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        #expect(reports.events == ["dropped"])
+        #expect(reports.first(.dropped)?.string("reason") == DropReason.appTerminatedByUser.rawValue)
+    }
+
+    @Test("without UIBackgroundModes remote-notification a silent push does not wake the app")
+    func noBackgroundMode() async throws {
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundModes": []"#))
+        let reports = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        #expect(reports.first(.dropped)?.string("reason") == DropReason.noBackgroundMode.rawValue)
+    }
+
+    @Test("over the background budget a push is held, and reaches the app when the user opens it")
+    func budget() async throws {
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
+        #expect(await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID)).events == ["background"])
+        let held = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        #expect(held.first(.dropped)?.string("reason") == DropReason.backgroundPushBudget.rawValue)
+        #expect(held.first(.dropped)?.detail["held"] == .bool(true))
+        let opened = try await device.setState(.foreground, in: Self.bundleID)
+        #expect(opened.events == ["background"])
+        #expect(opened.first(.background)?.detail["held"] == .bool(true))
+    }
+
+    @Test("an app that never calls the fetch handler runs out of its 30 s on the clock")
+    func fetchBudget() async throws {
+        let clock = ManualNotificationClock()
+        let manifest = #"{"apps": [{"bundleID": "com.example.podcasts", "state": "suspended", "delegate": {"fetchCompletion": "never"}}]}"#
+        let device = try await makeDevice(manifest, clock: clock)
+        async let reports = device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: 30)
+        let background = try #require(await reports.first(.background))
+        #expect(background.detail["fetchExpired"] == .bool(true))
+        #expect(background.detail["fetchResult"] == .null)
+    }
+}
