@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "HeraldProviderClient", targets: ["HeraldProviderClient"]),
         .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
         .library(name: "HeraldSimulator", targets: ["HeraldSimulator"]),
+        .library(name: "HeraldDelivery", targets: ["HeraldDelivery"]),
+        .library(name: "HeraldDeviceLink", targets: ["HeraldDeviceLink"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -43,7 +45,35 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The device link's wire format (JSON messages over WebSocket) and a client for it.
+        .target(
+            name: "HeraldDeviceLink",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Store-and-forward delivery, the device-link server and the inspection API.
+        .target(
+            name: "HeraldDelivery",
+            dependencies: [
+                "HeraldCore", "HeraldStore", "HeraldDeviceLink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The HTTP/2 provider API.
@@ -82,7 +112,8 @@ let package = Package(
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
+                "HeraldDeviceLink", "HeraldSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,6 +157,26 @@ let package = Package(
         // The command line's option handling and output, without a server.
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldCore"]),
         .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore"]),
+            name: "HeraldDeviceLinkTests",
+            dependencies: [
+                "HeraldDeviceLink", "HeraldCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldDeliveryTests",
+            dependencies: [
+                "HeraldDelivery", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

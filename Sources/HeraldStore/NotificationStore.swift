@@ -10,7 +10,7 @@ import HeraldCore
 /// - ``lookup(_:)`` and ``signingKey(keyID:)`` are on the request hot path: they answer from memory and
 ///   see changes made by other processes within a bounded delay.
 /// - Errors are ``StoreError``; nothing traps on bad input or a busy database, and every wait has a deadline.
-public protocol NotificationStore: Sendable {
+public protocol NotificationStore: DeliveryStore, DeviceRegistry {
     // MARK: Accepted notifications
 
     /// Queues an accepted notification for the next group commit; `completion` runs once it is durable
@@ -30,6 +30,11 @@ public protocol NotificationStore: Sendable {
     ///
     /// `limit` is clamped to `0...10_000`.
     func listNotifications(token: DeviceToken?, limit: Int) async throws -> [StoredNotification]
+
+    /// Stored notifications, newest first, addressed to any token the device was ever issued.
+    ///
+    /// `limit` is clamped to `0...10_000`.
+    func listNotifications(deviceID: String, limit: Int) async throws -> [StoredNotification]
 
     /// The delivery trace of one notification, oldest event first; empty when the id is unknown.
     func trace(_ id: NotificationID) async throws -> [TraceEvent]

@@ -7,6 +7,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case overloaded
         case shutDown
         case unknownDeviceToken
+        case unknownDevice
         case duplicateDeviceToken
         case unknownSigningKey
         case duplicateSigningKey
@@ -33,6 +34,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let shutDown = StoreError(.shutDown)
     /// The device token is not in the registry.
     public static let unknownDeviceToken = StoreError(.unknownDeviceToken)
+    /// No device has this id.
+    public static let unknownDevice = StoreError(.unknownDevice)
     /// The device token is already registered.
     public static let duplicateDeviceToken = StoreError(.duplicateDeviceToken)
     /// No signing key has this key id.
@@ -68,6 +71,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .overloaded: name = "the store is overloaded"
         case .shutDown: name = "the store is shut down"
         case .unknownDeviceToken: name = "unknown device token"
+        case .unknownDevice: name = "unknown device"
         case .duplicateDeviceToken: name = "device token already registered"
         case .unknownSigningKey: name = "unknown signing key"
         case .duplicateSigningKey: name = "signing key already exists"

@@ -70,7 +70,9 @@ final class ProviderRequestProcessor: Sendable {
 
     /// Commits an accepted notification; `completion` runs on the store's writer, never on the caller's loop.
     func commit(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let onAccepted = services.onAccepted
         services.store.enqueue(notification) { result in
+            if case .success = result { onAccepted?(notification) }
             completion(result.mapError { $0 })
         }
     }

@@ -10,12 +10,22 @@ public struct ProviderServices: Sendable {
     public var verifier: ProviderTokenVerifier
     /// The time every rule reads.
     public var clock: any WallClock
+    /// Told of each notification once it is durable, before its `200` is sent (the delivery engine).
+    ///
+    /// Runs on the store's writer thread: it must only hand the notification on, never block.
+    public var onAccepted: (@Sendable (AcceptedNotification) -> Void)?
 
     /// Creates the services.
-    public init(store: any NotificationStore, verifier: ProviderTokenVerifier = ProviderTokenVerifier(), clock: any WallClock = SystemWallClock()) {
+    public init(
+        store: any NotificationStore,
+        verifier: ProviderTokenVerifier = ProviderTokenVerifier(),
+        clock: any WallClock = SystemWallClock(),
+        onAccepted: (@Sendable (AcceptedNotification) -> Void)? = nil
+    ) {
         self.store = store
         self.verifier = verifier
         self.clock = clock
+        self.onAccepted = onAccepted
     }
 }
 

@@ -18,8 +18,34 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, CustomString
     public static let replaced = Self(rawValue: "replaced")
     /// The notification expired before delivery.
     public static let expired = Self(rawValue: "expired")
-    /// The device acknowledged the notification.
+    /// The device acknowledged the notification (the v1 name; the engine writes ``acknowledged``).
     public static let delivered = Self(rawValue: "delivered")
+    /// The notification was sent to the device over its link (again after a reconnect: `attempt` > 1).
+    public static let sent = Self(rawValue: "sent")
+    /// The device acknowledged the notification: it is delivered.
+    public static let acknowledged = Self(rawValue: "acknowledged")
+    /// The notification was dropped for a reason in its detail (e.g. its token was unregistered).
+    public static let discarded = Self(rawValue: "discarded")
+
+    // Reports from the device (docs/device-link.md, `report`).
+
+    /// The device showed the notification (detail: what it showed).
+    public static let displayed = Self(rawValue: "displayed")
+    /// A notification service extension changed the content before it was shown.
+    public static let modified = Self(rawValue: "modified")
+    /// The device did not show the notification (detail: why, e.g. a duplicate or no authorization).
+    public static let dropped = Self(rawValue: "dropped")
+    /// A silent (background) notification was handed to the app.
+    public static let background = Self(rawValue: "background")
+    /// The user chose an action (detail: the action identifier and any text typed).
+    public static let action = Self(rawValue: "action")
+    /// The user dismissed the notification.
+    public static let dismissed = Self(rawValue: "dismissed")
+    /// The device removed the displayed notification (replaced or removed by the app).
+    public static let removed = Self(rawValue: "removed")
+
+    /// The events a device may report over its link.
+    public static let deviceReports: Set<TraceEventKind> = [.displayed, .modified, .dropped, .background, .action, .dismissed, .removed]
 
     /// The stored form.
     public var description: String { rawValue }

@@ -1,0 +1,16 @@
+/// The store-and-forward rules that Apple leaves open, each a setting (docs/delivery.md).
+public struct DeliveryPolicy: Sendable, Hashable {
+    /// How many notifications are kept per device token (one app on one device) while the device is offline.
+    ///
+    /// Apple: "APNs stores only one notification per bundle ID … In most cases, the latest notification is
+    /// stored" (spec §A.10). Default 1; when a new one would exceed it, the oldest is `replaced`.
+    public var offlineSlotsPerApp: Int = 1
+    /// How long a notification without `apns-expiration` is kept: Apple stores "for 30 days or less".
+    public var defaultStorage: Duration = .seconds(30 * 24 * 3600)
+    /// How long priority 5 and 1 notifications may be held so that they go out in bursts (spec §A.10);
+    /// `.zero` sends them at once like priority 10.
+    public var lowPriorityBurstWindow: Duration = .seconds(1)
+
+    /// The default policy.
+    public init() {}
+}
