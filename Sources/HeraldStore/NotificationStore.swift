@@ -54,12 +54,7 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
         deviceID: String?
     ) async throws -> TokenRecord
 
-    /// Marks a token unregistered at the given time (milliseconds since the epoch) and returns its record.
-    ///
-    /// Idempotent: a token that is already unregistered keeps its first time. An unknown token fails with
-    /// ``StoreError/unknownDeviceToken``.
-    @discardableResult
-    func unregister(_ token: DeviceToken, atMilliseconds: Int64) async throws -> TokenRecord
+    // `unregister(_:atMilliseconds:)` is declared by ``DeviceRegistry``: the device link unregisters apps too.
 
     /// The registry entry of a token, or `nil` when Herald never issued it. Hot path: served from memory.
     func lookup(_ token: DeviceToken) throws -> TokenRecord?

@@ -51,4 +51,11 @@ public protocol DeviceRegistry: Sendable {
 
     /// Every token the device was ever issued, active and unregistered, oldest first.
     func tokens(deviceID: String) async throws -> [TokenRecord]
+
+    /// Marks a token unregistered at the given time (milliseconds since the epoch) and returns its record.
+    ///
+    /// Idempotent: a token that is already unregistered keeps its first time. An unknown token fails with
+    /// ``StoreError/unknownDeviceToken``. Later pushes to it get `410 Unregistered` with this time.
+    @discardableResult
+    func unregister(_ token: DeviceToken, atMilliseconds: Int64) async throws -> TokenRecord
 }

@@ -1,0 +1,194 @@
+import HeraldCore
+import HeraldDeviceLink
+import NIOCore
+
+extension DeviceLinkConnection {
+    /// The rules of one device-link connection, free of I/O: frames and store results go in, actions come out.
+    ///
+    /// Frames are handled strictly in order: while a store request (authentication, registration) is in
+    /// flight, later frames wait in a queue, so replies come back in the order of the requests and an
+    /// `unregister` never overtakes the `register` before it.
+    struct StateMachine {
+        enum State: Equatable {
+            /// Connected; only `hello` is accepted.
+            case awaitingHello
+            /// `hello` is being checked against the store.
+            case authenticating
+            /// The device authenticated.
+            case authenticated(deviceID: String)
+            /// The connection ended or is ending: nothing more is done.
+            case closed
+        }
+
+        /// What the connection must do, in order.
+        enum Action: Equatable {
+            /// Send a frame.
+            case send(DeviceLinkServerMessage)
+            /// Send a frame, then close the connection with WebSocket code 1008 (policy violation).
+            case sendAndClose(DeviceLinkServerMessage)
+            /// Check the device's id and secret with the store, then call `authenticated` or `authenticationFailed`.
+            case authenticate(deviceID: String, secret: String)
+            /// Create a device with this name in the store, then call `authenticated`.
+            case enrol(name: String)
+            /// Issue (or find) the app's token, then call `registered`.
+            case register(DeviceLinkAppRequest, deviceID: String)
+            /// Unregister the app's active token, then call `unregistered`.
+            case unregister(DeviceLinkAppRequest, deviceID: String)
+            /// Tell the engine the device is connected with these active tokens.
+            case openSession(deviceID: String, tokens: [DeviceToken])
+            /// Tell the engine an app on this connection has this token.
+            case tokenRegistered(DeviceToken)
+            /// Tell the engine the token stopped at this time.
+            case tokenUnregistered(DeviceToken, atMilliseconds: Int64)
+            /// Tell the engine the device acknowledged a notification.
+            case acknowledge(NotificationID)
+            /// Tell the engine what the device reported.
+            case report(DeviceLinkReport)
+            /// Tell the engine the session is over.
+            case closeSession
+        }
+
+        private(set) var state = State.awaitingHello
+        private var waiting = CircularBuffer<Result<DeviceLinkClientMessage, DeviceLinkError>>(initialCapacity: 1)
+        private var isBusy = false
+        let allowsEnrolment: Bool
+
+        init(allowsEnrolment: Bool) {
+            self.allowsEnrolment = allowsEnrolment
+        }
+
+        /// Whether a store request is in flight (the connection stops reading until it is not).
+        var isWaitingForStore: Bool { isBusy }
+
+        // MARK: Inputs
+
+        /// A text message arrived (decoded, or the error decoding it gave).
+        mutating func received(_ frame: Result<DeviceLinkClientMessage, DeviceLinkError>) -> [Action] {
+            guard state != .closed else { return [] }
+            waiting.append(frame)
+            return drain()
+        }
+
+        /// The store accepted the `hello`.
+        mutating func authenticated(deviceID: String, name: String, secret: String?, tokens: [DeviceToken]) -> [Action] {
+            guard state == .authenticating else { return finishRequest() }
+            state = .authenticated(deviceID: deviceID)
+            let welcome = DeviceLinkWelcome(deviceID: deviceID, name: name, secret: secret)
+            return [.send(.welcome(welcome)), .openSession(deviceID: deviceID, tokens: tokens)] + finishRequest()
+        }
+
+        /// The store did not recognise the device id and secret: the connection ends.
+        mutating func authenticationFailed() -> [Action] {
+            guard state == .authenticating else { return finishRequest() }
+            state = .closed
+            isBusy = false
+            waiting.removeAll()
+            let error = DeviceLinkError(code: .unauthorized, message: "unknown device or wrong secret")
+            return [.sendAndClose(.error(error))]
+        }
+
+        /// An app's token was issued or found.
+        mutating func registered(_ registration: DeviceLinkRegistration) -> [Action] {
+            guard case .authenticated = state else { return finishRequest() }
+            // The device learns its token before the engine may send anything for it.
+            return [.send(.registered(registration)), .tokenRegistered(registration.token)] + finishRequest()
+        }
+
+        /// An app's token was unregistered.
+        mutating func unregistered(_ unregistration: DeviceLinkUnregistration) -> [Action] {
+            guard case .authenticated = state else { return finishRequest() }
+            return [
+                .tokenUnregistered(unregistration.token, atMilliseconds: unregistration.unregisteredAtMilliseconds),
+                .send(.unregistered(unregistration)),
+            ] + finishRequest()
+        }
+
+        /// A store request failed; the device gets the error and may retry.
+        mutating func requestFailed(_ error: DeviceLinkError) -> [Action] {
+            if state == .authenticating { state = .awaitingHello }
+            guard state != .closed else { return finishRequest() }
+            return [.send(.error(error))] + finishRequest()
+        }
+
+        /// No `hello` came in time: the connection ends.
+        mutating func helloTimedOut() -> [Action] {
+            guard state == .awaitingHello || state == .authenticating else { return [] }
+            state = .closed
+            waiting.removeAll()
+            let error = DeviceLinkError(code: .notAuthenticated, message: "no hello in time")
+            return [.sendAndClose(.error(error))]
+        }
+
+        /// The connection closed.
+        mutating func closed() -> [Action] {
+            let wasAuthenticated = if case .authenticated = state { true } else { false }
+            state = .closed
+            waiting.removeAll()
+            return wasAuthenticated ? [.closeSession] : []
+        }
+
+        // MARK: Processing
+
+        private mutating func finishRequest() -> [Action] {
+            isBusy = false
+            return drain()
+        }
+
+        /// Handles waiting frames until one needs the store.
+        private mutating func drain() -> [Action] {
+            var actions: [Action] = []
+            while !isBusy, state != .closed, let frame = waiting.popFirst() {
+                actions += handle(frame)
+            }
+            return actions
+        }
+
+        private mutating func handle(_ frame: Result<DeviceLinkClientMessage, DeviceLinkError>) -> [Action] {
+            let message: DeviceLinkClientMessage
+            switch frame {
+            case .failure(let error): return [.send(.error(error))]
+            case .success(let decoded): message = decoded
+            }
+            switch (state, message) {
+            case (.awaitingHello, .hello(.device(let id, let secret))):
+                state = .authenticating
+                isBusy = true
+                return [.authenticate(deviceID: id, secret: secret)]
+            case (.awaitingHello, .hello(.enrol(let name))):
+                guard allowsEnrolment else {
+                    return [.send(.error(DeviceLinkError(code: .enrolmentDisabled, message: "this server does not allow self-enrolment")))]
+                }
+                state = .authenticating
+                isBusy = true
+                return [.enrol(name: name)]
+            case (.awaitingHello, _), (.authenticating, _):
+                return [.send(.error(Self.notAuthenticated(message)))]
+            case (.authenticated, .hello):
+                return [.send(.error(DeviceLinkError(code: .alreadyAuthenticated, message: "this connection already said hello")))]
+            case (.authenticated(let deviceID), .register(let request)):
+                isBusy = true
+                return [.register(request, deviceID: deviceID)]
+            case (.authenticated(let deviceID), .unregister(let request)):
+                isBusy = true
+                return [.unregister(request, deviceID: deviceID)]
+            case (.authenticated, .ack(let apnsID)):
+                return [.acknowledge(apnsID)]
+            case (.authenticated, .report(let report)):
+                return [.report(report)]
+            case (.closed, _):
+                return []
+            }
+        }
+
+        private static func notAuthenticated(_ message: DeviceLinkClientMessage) -> DeviceLinkError {
+            var error = DeviceLinkError(code: .notAuthenticated, message: "send hello first")
+            switch message {
+            case .register(let request), .unregister(let request): error.id = request.id
+            case .ack(let apnsID): error.apnsID = apnsID.text
+            case .report(let report): error.apnsID = report.apnsID.text
+            case .hello: break
+            }
+            return error
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import HeraldCore
+import HeraldDeviceLink
+import HeraldStore
+import NIOCore
+import NIOWebSocket
+
+/// One device's WebSocket on the server: the thin I/O shell around ``StateMachine``.
+///
+/// It turns frames into state-machine inputs and performs the actions that come out: writing frames,
+/// store requests (run by the server's ``ServerWorkQueue``, their results fed back on this event loop),
+/// and the engine's inputs. It is also the engine's ``DeviceSession`` through ``DeviceLinkSession``.
+/// An idle connection holds no task and no timer: only this handler, its channel, and the codec.
+final class DeviceLinkConnection: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let services: DeviceLinkServices
+    private var machine: StateMachine
+    private var assembler: WebSocketMessageAssembler
+    private var session: DeviceLinkSession?
+    private var helloDeadline: Scheduled<Void>?
+    private var readingPaused = false
+    private var closing = false
+
+    init(services: DeviceLinkServices) {
+        self.services = services
+        self.machine = StateMachine(allowsEnrolment: services.configuration.allowsEnrolment)
+        self.assembler = WebSocketMessageAssembler(maximumMessageSize: services.configuration.maximumMessageSize)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        helloDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: services.configuration.helloTimeout) { [self] in
+            perform(machine.helloTimedOut(), context: context)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch assembler.receive(unwrapInboundIn(data)) {
+        case nil, .pong:
+            break
+        case .text(let buffer):
+            let frame = Result { () throws(DeviceLinkError) in try DeviceLinkClientMessage(frame: buffer.readableBytesView) }
+            perform(machine.received(frame), context: context)
+        case .binary:
+            let error = DeviceLinkError(code: .malformedFrame, message: "binary frames are not used: send JSON text frames")
+            perform(machine.received(.failure(error)), context: context)
+        case .tooLarge(let size):
+            let limit = services.configuration.maximumMessageSize
+            let error = DeviceLinkError(code: .frameTooLarge, message: "a message of \(size) bytes or more is over the limit of \(limit) bytes")
+            perform(machine.received(.failure(error)), context: context)
+        case .ping(let data):
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: data)), promise: nil)
+        case .close(let code, _):
+            // Answer the device's close with the same code, then end the connection (RFC 6455 §5.5.1).
+            sendClose(code ?? .normalClosure, reason: nil, context: context)
+        case .protocolError(let message):
+            services.logger.debug("device link protocol error", metadata: ["device_link.error": "\(message)"])
+            sendClose(.protocolError, reason: message, context: context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        helloDeadline?.cancel()
+        helloDeadline = nil
+        perform(machine.closed(), context: context)
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is WebPortClosing {
+            sendClose(.goingAway, reason: "server shutting down", context: context)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        services.logger.debug("device link connection error", metadata: ["device_link.error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: Actions
+
+    private func perform(_ actions: [StateMachine.Action], context: ChannelHandlerContext) {
+        guard !actions.isEmpty else { return }
+        var wrote = false
+        for action in actions {
+            switch action {
+            case .send(let message):
+                write(message, context: context)
+                wrote = true
+            case .sendAndClose(let message):
+                write(message, context: context)
+                sendClose(.policyViolation, reason: nil, context: context)
+            case .authenticate(let deviceID, let secret):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.authenticate(deviceID: deviceID, secret: secret, services: services) }
+            case .enrol(let name):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.enrol(name: name, services: services) }
+            case .register(let request, let deviceID):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.register(request, deviceID: deviceID, services: services) }
+            case .unregister(let request, let deviceID):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.unregister(request, deviceID: deviceID, services: services) }
+            case .openSession(let deviceID, let tokens):
+                openSession(deviceID: deviceID, tokens: tokens, context: context)
+            case .tokenRegistered(let token):
+                if let session { services.engine.tokenRegistered(token, session: session.id) }
+            case .tokenUnregistered(let token, let atMilliseconds):
+                services.engine.tokenUnregistered(token, atMilliseconds: atMilliseconds)
+            case .acknowledge(let apnsID):
+                if let session { services.engine.acknowledged(apnsID, session: session.id) }
+            case .report(let report):
+                if let session { services.engine.reported(Self.deviceReport(report), session: session.id) }
+            case .closeSession:
+                if let session {
+                    services.engine.sessionClosed(session.id)
+                    services.presence.disconnected(session.deviceID)
+                    self.session = nil
+                }
+            }
+        }
+        if wrote { context.flush() }
+        updateReading(context: context)
+    }
+
+    private func openSession(deviceID: String, tokens: [DeviceToken], context: ChannelHandlerContext) {
+        helloDeadline?.cancel()
+        helloDeadline = nil
+        let session = DeviceLinkSession(id: .next(), deviceID: deviceID, channel: context.channel)
+        self.session = session
+        services.presence.connected(deviceID)
+        // The welcome must be on the wire before the engine's first notification.
+        context.flush()
+        services.engine.sessionOpened(session, tokens: tokens)
+    }
+
+    private func startStoreRequest(
+        context: ChannelHandlerContext,
+        _ body: @escaping @Sendable () async -> StoreOutcome
+    ) {
+        services.work.run(on: context.eventLoop, body).assumeIsolated().whenComplete { [self] result in
+            let outcome: StoreOutcome
+            switch result {
+            case .success(let value): outcome = value
+            case .failure: outcome = .failed(DeviceLinkError(code: .internal, message: "the server is shutting down"))
+            }
+            perform(apply(outcome), context: context)
+        }
+    }
+
+    private func apply(_ outcome: StoreOutcome) -> [StateMachine.Action] {
+        switch outcome {
+        case .authenticated(let deviceID, let name, let secret, let tokens):
+            machine.authenticated(deviceID: deviceID, name: name, secret: secret, tokens: tokens)
+        case .authenticationFailed: machine.authenticationFailed()
+        case .registered(let registration): machine.registered(registration)
+        case .unregistered(let unregistration): machine.unregistered(unregistration)
+        case .failed(let error): machine.requestFailed(error)
+        }
+    }
+
+    /// Stops reading while a store request is in flight, so a flood of frames waits in the socket, not in memory.
+    private func updateReading(context: ChannelHandlerContext) {
+        let shouldPause = machine.isWaitingForStore
+        guard shouldPause != readingPaused, !closing else { return }
+        readingPaused = shouldPause
+        context.channel.setOption(ChannelOptions.autoRead, value: !shouldPause).whenComplete { _ in }
+    }
+
+    private func write(_ message: DeviceLinkServerMessage, context: ChannelHandlerContext) {
+        guard !closing else { return }  // nothing may follow a close frame
+        let data = context.channel.allocator.buffer(bytes: message.frame())
+        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: data)), promise: nil)
+    }
+
+    /// Sends a close frame and closes the connection once it is written.
+    private func sendClose(_ code: WebSocketErrorCode, reason: String?, context: ChannelHandlerContext) {
+        guard !closing else { return }
+        closing = true
+        var data = context.channel.allocator.buffer(capacity: 2 + (reason?.utf8.count ?? 0))
+        data.write(webSocketErrorCode: code)
+        if let reason { data.writeString(String(reason.prefix(100))) }
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).assumeIsolated()
+            .whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private static func deviceReport(_ report: DeviceLinkReport) -> DeviceReport {
+        DeviceReport(
+            notificationID: report.apnsID,
+            event: TraceEventKind(rawValue: report.event.rawValue),
+            detailJSON: report.detail.map { String(decoding: $0, as: UTF8.self) }
+        )
+    }
+}

@@ -1,0 +1,32 @@
+import NIOCore
+
+extension DeviceLinkServer {
+    /// How the web port listens and what the device link allows.
+    public struct Configuration: Sendable {
+        /// The address to bind.
+        public var host = "127.0.0.1"
+        /// The web port (`herald serve --link-port`); 0 picks a free port (see ``DeviceLinkServer/port``).
+        public var port = 2196
+        /// Whether `hello` may ask to enrol a new device (`herald serve --allow-enrol`).
+        public var allowsEnrolment = false
+        /// The largest device-link message accepted; a larger one gets `frame-too-large` and is dropped,
+        /// and the connection stays open.
+        public var maximumMessageSize = 64 * 1024
+        /// The largest single WebSocket frame read at all; a larger one closes the connection (code 1009),
+        /// because its bytes would have to be held to skip it.
+        public var maximumFrameSize = 1 << 20
+        /// How long a new WebSocket may wait before its `hello`.
+        public var helloTimeout: TimeAmount = .seconds(30)
+        /// The largest HTTP request body read (the inspection API reads none); larger gets `413`.
+        public var maximumRequestBodySize = 1 << 20
+        /// How long an HTTP connection may be idle before it is closed (device links have no idle limit).
+        public var httpIdleTimeout: TimeAmount = .seconds(60)
+        /// How long graceful shutdown waits for connections to close after telling them to.
+        public var shutdownGracePeriod: TimeAmount = .seconds(5)
+        /// Event-loop threads.
+        public var eventLoopThreads = System.coreCount
+
+        /// The default configuration.
+        public init() {}
+    }
+}

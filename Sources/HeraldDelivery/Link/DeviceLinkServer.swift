@@ -1,0 +1,144 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The web port: devices' WebSocket (`GET /device-link`, docs/device-link.md) and HTTP for the
+/// ``WebResponder``s (the inspection API, later the web console).
+///
+/// Run it in a `ServiceGroup`. Store requests and HTTP responders run as child tasks of ``run()``; an
+/// idle device costs a channel and a handler, nothing more. On graceful shutdown it stops listening, sends
+/// each device a close frame (1001 going away) — the engine hears `sessionClosed` for each and keeps what
+/// they did not acknowledge — lets HTTP requests in flight finish, then stops.
+public actor DeviceLinkServer: Service {
+    private enum State {
+        case idle
+        case running(listener: any Channel)
+        case stopped
+    }
+
+    let configuration: Configuration
+    let services: DeviceLinkServices
+    let group: MultiThreadedEventLoopGroup
+    let connections = ChannelSet()
+    private let logger: Logger
+    private var state = State.idle
+    private var boundPort: Int?
+    private var readyContinuations: [CheckedContinuation<Void, any Error>] = []
+
+    /// Creates a server; nothing listens until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - registry: Devices, secrets and app tokens (the ``NotificationStore`` in `herald serve`).
+    ///   - engine: Told of each session, token, acknowledgement and report.
+    ///   - presence: Updated as devices connect and disconnect; share it with the ``InspectionAPI``.
+    ///   - responders: Asked in order for every HTTP request other than the WebSocket upgrade.
+    ///   - clock: The time of unregistrations.
+    public init(
+        configuration: Configuration,
+        registry: any DeviceRegistry,
+        engine: DeliveryEngine,
+        presence: DevicePresence = DevicePresence(),
+        responders: [any WebResponder] = [],
+        clock: any WallClock = SystemWallClock(),
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.services = DeviceLinkServices(
+            registry: registry,
+            engine: engine,
+            presence: presence,
+            responders: responders,
+            work: ServerWorkQueue(),
+            clock: clock,
+            logger: logger,
+            configuration: configuration
+        )
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        self.logger = logger
+    }
+
+    /// The port the listener is bound to, once running.
+    public var port: Int? { boundPort }
+    /// The number of open connections (device links and HTTP).
+    public var connectionCount: Int { connections.count }
+
+    /// Waits until the listener is bound (or ``run()`` failed to bind it).
+    public func waitUntilReady() async throws {
+        switch state {
+        case .running: return
+        case .stopped: throw DeviceLinkServerError.notRunning
+        case .idle: try await withCheckedThrowingContinuation { readyContinuations.append($0) }
+        }
+    }
+
+    /// Binds the web port and serves until graceful shutdown.
+    public func run() async throws {
+        let listener: any Channel
+        do {
+            listener = try await bootstrap().bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            state = .stopped
+            for continuation in readyContinuations { continuation.resume(throwing: error) }
+            readyContinuations = []
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        boundPort = listener.localAddress?.port
+        state = .running(listener: listener)
+        for continuation in readyContinuations { continuation.resume() }
+        readyContinuations = []
+        logger.info("web port listening", metadata: ["device_link.port": "\(boundPort.map(String.init) ?? "?")"])
+
+        let work = services.work
+        await withDiscardingTaskGroup { group in
+            group.addTask { await work.process() }
+            await withTaskCancellationOrGracefulShutdownHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    listener.closeFuture.whenComplete { _ in continuation.resume() }
+                }
+            } onCancelOrGracefulShutdown: {
+                listener.close(promise: nil)
+            }
+            await drainConnections()
+            work.finish()
+        }
+        state = .stopped
+        try await group.shutdownGracefully()
+    }
+
+    /// Tells every connection to close, waits for them (up to the grace period), then closes the rest.
+    private func drainConnections() async {
+        let open = connections.all
+        logger.info("web port shutting down", metadata: ["device_link.connections": "\(open.count)"])
+        for channel in open {
+            channel.pipeline.fireUserInboundEventTriggered(WebPortClosing())
+        }
+        let loop = group.any()
+        let forceClose = loop.scheduleTask(in: configuration.shutdownGracePeriod) {
+            for channel in open { channel.close(promise: nil) }
+        }
+        try? await EventLoopFuture.andAllComplete(open.map(\.closeFuture), on: loop).get()
+        forceClose.cancel()
+    }
+}
+
+/// Why a ``DeviceLinkServer`` is not serving.
+public struct DeviceLinkServerError: Error, Hashable, Sendable, CustomStringConvertible {
+    private enum Code: Hashable, Sendable {
+        case notRunning
+    }
+
+    private let code: Code
+
+    /// The server stopped or failed to start.
+    public static let notRunning = DeviceLinkServerError(code: .notRunning)
+
+    public var description: String {
+        switch code {
+        case .notRunning: "the device-link server is not running"
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import NIOCore
+
+/// What every device-link connection and web request of one server shares: one reference per connection
+/// instead of one per service, because a server holds thousands of idle connections.
+final class DeviceLinkServices: Sendable {
+    let registry: any DeviceRegistry
+    let engine: DeliveryEngine
+    let presence: DevicePresence
+    let responders: [any WebResponder]
+    let work: ServerWorkQueue
+    let clock: any WallClock
+    let logger: Logger
+    let configuration: DeviceLinkServer.Configuration
+
+    init(
+        registry: any DeviceRegistry,
+        engine: DeliveryEngine,
+        presence: DevicePresence,
+        responders: [any WebResponder],
+        work: ServerWorkQueue,
+        clock: any WallClock,
+        logger: Logger,
+        configuration: DeviceLinkServer.Configuration
+    ) {
+        self.registry = registry
+        self.engine = engine
+        self.presence = presence
+        self.responders = responders
+        self.work = work
+        self.clock = clock
+        self.logger = logger
+        self.configuration = configuration
+    }
+}
+
+/// Sent down every open connection's pipeline when the server shuts down.
+struct WebPortClosing: Sendable {}

@@ -1,0 +1,37 @@
+import HeraldCore
+import HeraldDeviceLink
+import NIOCore
+import NIOWebSocket
+
+/// A device-link connection as the engine sees it: ``deliver(_:)`` writes a `notification` frame,
+/// ``refuse(_:code:message:)`` an `error` frame.
+///
+/// Callable from any thread (the engine's task): the frame is encoded on the caller's thread and the
+/// write hops to the connection's event loop. A closed connection drops it; the engine learns of the
+/// close through ``DeliveryEngine/sessionClosed(_:)``.
+final class DeviceLinkSession: DeviceSession {
+    let id: DeviceSessionID
+    let deviceID: String
+    private let channel: any Channel
+
+    init(id: DeviceSessionID, deviceID: String, channel: any Channel) {
+        self.id = id
+        self.deviceID = deviceID
+        self.channel = channel
+    }
+
+    func deliver(_ delivery: NotificationDelivery) {
+        let message = DeviceLinkServerMessage.notification(DeviceLinkNotification(delivery.notification, attempt: delivery.attempt))
+        write(message.frame())
+    }
+
+    func refuse(_ id: NotificationID, code: String, message: String) {
+        let error = DeviceLinkError(code: DeviceLinkErrorCode(rawValue: code), message: message, apnsID: id.text)
+        write(DeviceLinkServerMessage.error(error).frame())
+    }
+
+    private func write(_ text: [UInt8]) {
+        let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(bytes: text))
+        channel.writeAndFlush(frame, promise: nil)
+    }
+}

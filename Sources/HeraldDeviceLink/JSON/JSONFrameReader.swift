@@ -1,0 +1,169 @@
+import HeraldCore
+
+/// Reads one frame: a JSON object whose members are read by name, and whose object-valued members can be
+/// taken as the exact bytes that were sent.
+///
+/// The frame is parsed once with HeraldCore's strict ``JSONParser`` (depth-limited, so hostile input cannot
+/// exhaust the stack); ``rawObject(_:)`` then finds a member's bytes in the already-validated text, which is
+/// how a notification's payload reaches the device byte for byte.
+package struct JSONFrameReader {
+    /// The frame's text.
+    package let bytes: [UInt8]
+    /// The frame's members.
+    package let object: JSONObject
+
+    /// Parses a frame; fails with `malformed-frame` unless it is one JSON object.
+    package init(_ frame: some Collection<UInt8>) throws(DeviceLinkError) {
+        bytes = Array(frame)
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw DeviceLinkError(code: .malformedFrame, message: "the frame is not valid JSON: \(error)")
+        }
+        guard case .object(let object) = value else {
+            throw DeviceLinkError(code: .malformedFrame, message: "the frame must be a JSON object")
+        }
+        self.object = object
+    }
+
+    /// The string value of a member; `nil` when absent or `null`.
+    package func optionalString(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> String? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .string(let string)?: return string
+        default: throw context.with(message: "\"\(name)\" must be a string")
+        }
+    }
+
+    /// The string value of a member that must be present.
+    package func string(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> String {
+        guard let value = try optionalString(name, context: context) else {
+            throw context.with(message: "\"\(name)\" is required")
+        }
+        return value
+    }
+
+    /// The integer value of a member; `nil` when absent or `null`.
+    package func optionalInteger(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> Int64? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case let value?:
+            guard let integer = value.integerValue else { throw context.with(message: "\"\(name)\" must be an integer") }
+            return Int64(integer)
+        }
+    }
+
+    /// The integer value of a member that must be present.
+    package func integer(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> Int64 {
+        guard let value = try optionalInteger(name, context: context) else {
+            throw context.with(message: "\"\(name)\" is required")
+        }
+        return value
+    }
+
+    /// The boolean value of a member that must be present.
+    package func bool(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> Bool {
+        guard case .bool(let value)? = object[name] else {
+            throw context.with(message: "\"\(name)\" must be true or false")
+        }
+        return value
+    }
+
+    /// The exact bytes of an object-valued member; `nil` when absent or `null`.
+    package func optionalRawObject(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> [UInt8]? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .object?:
+            guard let span = Self.lastMemberSpan(named: name, in: bytes) else {
+                throw context.with(code: .internal, message: "\"\(name)\" could not be located")
+            }
+            return Array(bytes[span])
+        default: throw context.with(message: "\"\(name)\" must be a JSON object")
+        }
+    }
+
+    /// The exact bytes of an object-valued member that must be present.
+    package func rawObject(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> [UInt8] {
+        guard let value = try optionalRawObject(name, context: context) else {
+            throw context.with(message: "\"\(name)\" is required")
+        }
+        return value
+    }
+
+    // MARK: Locating a member in valid JSON text
+
+    /// The byte range of the value of the last top-level member with this name (the one ``JSONObject`` keeps).
+    ///
+    /// Only for text ``JSONParser`` accepted: it skips values by their structure without validating them.
+    static func lastMemberSpan(named name: String, in bytes: [UInt8]) -> Range<Int>? {
+        var index = 0
+        skipWhitespace(bytes, &index)
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        var found: Range<Int>?
+        while true {
+            skipWhitespace(bytes, &index)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return found }
+            let keyStart = index
+            skipString(bytes, &index)
+            let keyBytes = bytes[keyStart..<index]
+            skipWhitespace(bytes, &index)
+            index += 1  // ':'
+            skipWhitespace(bytes, &index)
+            let valueStart = index
+            skipValue(bytes, &index)
+            if Self.key(keyBytes, equals: name) { found = valueStart..<index }
+            skipWhitespace(bytes, &index)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return found }
+            index += 1
+        }
+    }
+
+    private static func key(_ quoted: ArraySlice<UInt8>, equals name: String) -> Bool {
+        if !quoted.contains(UInt8(ascii: "\\")) { return quoted.dropFirst().dropLast().elementsEqual(name.utf8) }
+        // A name written with escapes: compare its decoded form.
+        return (try? JSONParser.parse(quoted))?.stringValue == name
+    }
+
+    private static func skipWhitespace(_ bytes: [UInt8], _ index: inout Int) {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    private static func skipString(_ bytes: [UInt8], _ index: inout Int) {
+        index += 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""):
+                index += 1
+                return
+            default: index += 1
+            }
+        }
+    }
+
+    private static func skipValue(_ bytes: [UInt8], _ index: inout Int) {
+        var depth = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                skipString(bytes, &index)
+                if depth == 0 { return }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 0 { return }
+                depth -= 1
+                index += 1
+                if depth == 0 { return }
+            case UInt8(ascii: ","), 0x20, 0x09, 0x0A, 0x0D:
+                if depth == 0 { return }
+                index += 1
+            default:
+                index += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+/// Writes JSON text into bytes, with members in the order written and no whitespace.
+///
+/// Why its own: a notification frame embeds the provider's payload verbatim (``rawValue(_:)``), which
+/// `JSONEncoder` cannot do, and frames are written on the delivery hot path.
+package struct JSONTextWriter {
+    /// The text written so far.
+    package private(set) var bytes: [UInt8] = []
+    // One entry per open object or array: whether a value was already written in it.
+    private var hasValue: [Bool] = []
+    private var afterKey = false
+
+    /// An empty writer.
+    package init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Opens an object.
+    package mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        hasValue.append(false)
+    }
+
+    /// Closes the innermost object.
+    package mutating func endObject() {
+        hasValue.removeLast()
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Opens an array.
+    package mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        hasValue.append(false)
+    }
+
+    /// Closes the innermost array.
+    package mutating func endArray() {
+        hasValue.removeLast()
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Writes a member name; the next value written is its value.
+    package mutating func key(_ name: String) {
+        separate()
+        writeString(name)
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+    }
+
+    /// Writes a string value.
+    package mutating func string(_ value: String) {
+        separate()
+        writeString(value)
+    }
+
+    /// Writes an integer value.
+    package mutating func integer(_ value: some BinaryInteger) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Writes `true` or `false`.
+    package mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// Writes `null`.
+    package mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// Writes bytes that already are one JSON value, unchanged.
+    package mutating func rawValue(_ json: some Collection<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+    }
+
+    /// Writes a member with a string value.
+    package mutating func member(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    /// Writes a member with a string value, or `null`.
+    package mutating func member(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    /// Writes a member with an integer value.
+    package mutating func member(_ name: String, _ value: Int64) {
+        key(name)
+        integer(value)
+    }
+
+    /// Writes a member with an integer value, or `null`.
+    package mutating func member(_ name: String, _ value: Int64?) {
+        key(name)
+        if let value { integer(value) } else { null() }
+    }
+
+    /// Writes a member with an integer value.
+    package mutating func member(_ name: String, _ value: Int) {
+        key(name)
+        integer(value)
+    }
+
+    /// Writes a member with a boolean value.
+    package mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    /// Writes a comma when a value precedes this one in the same container.
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        guard let last = hasValue.indices.last else { return }
+        if hasValue[last] { bytes.append(UInt8(ascii: ",")) }
+        hasValue[last] = true
+    }
+
+    private mutating func writeString(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let digits = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,96 @@
+import HeraldCore
+
+/// A frame a device sends to the server (docs/device-link.md, "Client → server").
+///
+/// Read one with ``init(frame:)`` and write one with ``frame()``: each frame is one JSON object whose
+/// `type` member names the case.
+public enum DeviceLinkClientMessage: Sendable, Hashable {
+    /// `hello`: the first frame, authenticating the device or asking to enrol it.
+    case hello(DeviceLinkHello)
+    /// `register`: an app asks for its device token.
+    case register(DeviceLinkAppRequest)
+    /// `unregister`: an app is removed; its token stops working.
+    case unregister(DeviceLinkAppRequest)
+    /// `ack`: the device received a notification (no reply).
+    case ack(apnsID: NotificationID)
+    /// `report`: what became of a notification on the device (no reply).
+    case report(DeviceLinkReport)
+}
+
+/// How a device identifies itself in `hello`.
+public enum DeviceLinkHello: Sendable, Hashable {
+    /// A known device: its id and secret (`herald devices add NAME` prints them).
+    case device(id: String, secret: String)
+    /// A new device asking the server to create it (only when the server allows self-enrolment); the
+    /// `welcome` then carries its id and secret, to be kept for the next connection.
+    case enrol(name: String)
+}
+
+/// The body of `register` and `unregister`: one app on the device.
+public struct DeviceLinkAppRequest: Sendable, Hashable {
+    /// Chosen by the device and echoed in the reply, so replies can be matched to requests.
+    public var id: String?
+    /// The app's bundle id, e.g. `com.example.app`.
+    public var bundleID: String
+    /// The APNs environment the token is for (`sandbox` when the frame leaves it out).
+    public var environment: APNSEnvironment
+
+    /// Creates a request.
+    public init(id: String?, bundleID: String, environment: APNSEnvironment) {
+        self.id = id
+        self.bundleID = bundleID
+        self.environment = environment
+    }
+}
+
+/// The body of `report`: what became of a notification on the device.
+public struct DeviceLinkReport: Sendable, Hashable {
+    /// The notification's `apns-id`.
+    public var apnsID: NotificationID
+    /// What happened.
+    public var event: DeviceLinkReportEvent
+    /// Details: the exact bytes of a JSON object, or `nil`.
+    public var detail: [UInt8]?
+
+    /// Creates a report; `detail` must be the text of a JSON object.
+    public init(apnsID: NotificationID, event: DeviceLinkReportEvent, detail: [UInt8]? = nil) {
+        self.apnsID = apnsID
+        self.event = event
+        self.detail = detail
+    }
+}
+
+/// The `event` of a `report`: the trace event kinds a device may add to a notification's trace.
+public struct DeviceLinkReportEvent: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The wire form, e.g. `displayed`.
+    public let rawValue: String
+
+    /// Creates an event from its wire form; ``isKnown`` says whether a server accepts it.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The device showed the notification.
+    public static let displayed = Self(rawValue: "displayed")
+    /// A notification service extension changed the content before it was shown.
+    public static let modified = Self(rawValue: "modified")
+    /// The device did not show the notification (detail: why).
+    public static let dropped = Self(rawValue: "dropped")
+    /// A background notification was handed to the app.
+    public static let background = Self(rawValue: "background")
+    /// The user chose an action.
+    public static let action = Self(rawValue: "action")
+    /// The user dismissed the notification.
+    public static let dismissed = Self(rawValue: "dismissed")
+    /// The displayed notification was removed (replaced, or removed by the app).
+    public static let removed = Self(rawValue: "removed")
+
+    /// Every event a server accepts.
+    public static let allKnown: [DeviceLinkReportEvent] = [.displayed, .modified, .dropped, .background, .action, .dismissed, .removed]
+
+    /// Whether a server accepts this event.
+    public var isKnown: Bool { Self.allKnown.contains(self) }
+
+    /// The wire form.
+    public var description: String { rawValue }
+}

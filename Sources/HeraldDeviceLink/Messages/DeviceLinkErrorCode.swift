@@ -1,0 +1,43 @@
+/// The `code` of an `error` frame (docs/device-link.md, "Errors").
+///
+/// A `RawRepresentable` struct, not an enum, so that a code added by a newer server is data to a client,
+/// not a decoding failure.
+public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The code as sent, e.g. `malformed-frame`.
+    public let rawValue: String
+
+    /// Creates a code from its wire form.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The frame is not a JSON object, or a member is missing or of the wrong type.
+    public static let malformedFrame = Self(rawValue: "malformed-frame")
+    /// The frame's `type` is not one the receiver knows.
+    public static let unknownType = Self(rawValue: "unknown-type")
+    /// A frame other than `hello` arrived before the device authenticated.
+    public static let notAuthenticated = Self(rawValue: "not-authenticated")
+    /// The device id or secret is wrong; the server closes the connection (WebSocket code 1008).
+    public static let unauthorized = Self(rawValue: "unauthorized")
+    /// `hello` asked to enrol but the server does not allow self-enrolment.
+    public static let enrolmentDisabled = Self(rawValue: "enrolment-disabled")
+    /// A second `hello` on a connection that already authenticated.
+    public static let alreadyAuthenticated = Self(rawValue: "already-authenticated")
+    /// The bundle id is empty, too long or has characters other than letters, digits, `.`, `-` and `_`.
+    public static let invalidBundleID = Self(rawValue: "invalid-bundle-id")
+    /// The environment is neither `sandbox` nor `production`.
+    public static let invalidEnvironment = Self(rawValue: "invalid-environment")
+    /// `unregister` for an app that has no active token on this device.
+    public static let notRegistered = Self(rawValue: "not-registered")
+    /// An `ack` for a notification that is not waiting for an acknowledgement on this connection.
+    public static let unknownNotification = Self(rawValue: "unknown-notification")
+    /// A `report` whose `event` is not one of the reportable events.
+    public static let unknownEvent = Self(rawValue: "unknown-event")
+    /// The message is larger than the server accepts (64 KiB by default); it was dropped.
+    public static let frameTooLarge = Self(rawValue: "frame-too-large")
+    /// The server failed (e.g. its store); the request may be retried.
+    public static let `internal` = Self(rawValue: "internal")
+
+    /// The code as sent.
+    public var description: String { rawValue }
+}

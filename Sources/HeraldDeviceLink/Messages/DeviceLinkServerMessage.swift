@@ -1,0 +1,150 @@
+import HeraldCore
+
+/// A frame the server sends to a device (docs/device-link.md, "Server → client").
+///
+/// Read one with ``init(frame:)`` and write one with ``frame()``.
+public enum DeviceLinkServerMessage: Sendable, Hashable {
+    /// `welcome`: the answer to a successful `hello`; pending notifications follow it.
+    case welcome(DeviceLinkWelcome)
+    /// `registered`: the answer to `register`, with the app's token.
+    case registered(DeviceLinkRegistration)
+    /// `unregistered`: the answer to `unregister`; pushes to the token now get `410 Unregistered`.
+    case unregistered(DeviceLinkUnregistration)
+    /// `notification`: a push for an app on the device; the device answers with `ack`.
+    case notification(DeviceLinkNotification)
+    /// `error`: a frame was refused.
+    case error(DeviceLinkError)
+}
+
+/// The body of `welcome`.
+public struct DeviceLinkWelcome: Sendable, Hashable {
+    /// The device id.
+    public var deviceID: String
+    /// The device's name.
+    public var name: String
+    /// The secret of a device that just enrolled (shown once: keep it to reconnect); `nil` otherwise.
+    public var secret: String?
+
+    /// Creates a welcome.
+    public init(deviceID: String, name: String, secret: String? = nil) {
+        self.deviceID = deviceID
+        self.name = name
+        self.secret = secret
+    }
+}
+
+/// The body of `registered`.
+public struct DeviceLinkRegistration: Sendable, Hashable {
+    /// The request's `id`.
+    public var id: String?
+    /// The app's bundle id.
+    public var bundleID: String
+    /// The token's environment.
+    public var environment: APNSEnvironment
+    /// The app's device token: the same on every connection until the app is unregistered.
+    public var token: DeviceToken
+    /// Whether the token was issued by this request (`false`: the app already had it).
+    public var isNew: Bool
+
+    /// Creates a registration.
+    public init(id: String?, bundleID: String, environment: APNSEnvironment, token: DeviceToken, isNew: Bool) {
+        self.id = id
+        self.bundleID = bundleID
+        self.environment = environment
+        self.token = token
+        self.isNew = isNew
+    }
+}
+
+/// The body of `unregistered`.
+public struct DeviceLinkUnregistration: Sendable, Hashable {
+    /// The request's `id`.
+    public var id: String?
+    /// The app's bundle id.
+    public var bundleID: String
+    /// The token's environment.
+    public var environment: APNSEnvironment
+    /// The token that stopped working.
+    public var token: DeviceToken
+    /// When it stopped, in milliseconds since the epoch (the `timestamp` of the provider's `410`).
+    public var unregisteredAtMilliseconds: Int64
+
+    /// Creates an unregistration.
+    public init(id: String?, bundleID: String, environment: APNSEnvironment, token: DeviceToken, unregisteredAtMilliseconds: Int64) {
+        self.id = id
+        self.bundleID = bundleID
+        self.environment = environment
+        self.token = token
+        self.unregisteredAtMilliseconds = unregisteredAtMilliseconds
+    }
+}
+
+/// The body of `notification`: one push, as the provider sent it.
+public struct DeviceLinkNotification: Sendable, Hashable {
+    /// The `apns-id`; a device that already has it drops the notification (delivery is at-least-once).
+    public var apnsID: NotificationID
+    /// The device token it was sent to (which app on the device).
+    public var token: DeviceToken
+    /// The app's bundle id.
+    public var bundleID: String
+    /// The `apns-topic`.
+    public var topic: String
+    /// The `apns-push-type`.
+    public var pushType: PushType
+    /// The `apns-priority`.
+    public var priority: APNSPriority
+    /// The `apns-expiration` in seconds since the epoch, `0` for "now or never", `nil` when absent.
+    public var expiration: Int64?
+    /// The `apns-collapse-id`.
+    public var collapseID: String?
+    /// When the server accepted it, in milliseconds since the epoch.
+    public var acceptedAtMilliseconds: Int64
+    /// 1 for the first send; larger when it is sent again after a connection was lost before its `ack`.
+    public var attempt: Int
+    /// The provider's JSON payload, byte for byte.
+    public var payload: [UInt8]
+
+    /// Creates a notification frame body.
+    public init(
+        apnsID: NotificationID,
+        token: DeviceToken,
+        bundleID: String,
+        topic: String,
+        pushType: PushType,
+        priority: APNSPriority,
+        expiration: Int64?,
+        collapseID: String?,
+        acceptedAtMilliseconds: Int64,
+        attempt: Int,
+        payload: [UInt8]
+    ) {
+        self.apnsID = apnsID
+        self.token = token
+        self.bundleID = bundleID
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.acceptedAtMilliseconds = acceptedAtMilliseconds
+        self.attempt = attempt
+        self.payload = payload
+    }
+
+    /// The frame body for an accepted notification.
+    public init(_ notification: AcceptedNotification, attempt: Int) {
+        self.init(
+            apnsID: notification.id,
+            token: notification.token,
+            bundleID: notification.bundleID,
+            topic: notification.topic,
+            pushType: notification.pushType,
+            priority: notification.priority,
+            expiration: notification.expiration,
+            collapseID: notification.collapseID,
+            acceptedAtMilliseconds: notification.acceptedAtMilliseconds,
+            attempt: attempt,
+            payload: notification.payload
+        )
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import HeraldCore
+import HeraldDeviceLink
+import HeraldStore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Testing
+
+@testable import HeraldDelivery
+
+/// A live web port on an ephemeral port with a device registry and an engine (tier 3).
+///
+/// The engine is not run: tests read its inputs (``engineInput(where:)``) to see exactly what the link told
+/// it, and drive the ``DeviceSession`` it was given.
+final class LinkServerFixture: Sendable {
+    let server: DeviceLinkServer
+    let engine: DeliveryEngine
+    let registry: any DeviceRegistry
+    let presence: DevicePresence
+    let clock: ManualWallClock
+    let port: Int
+    let clientGroup: MultiThreadedEventLoopGroup
+    private let serviceGroup: ServiceGroup
+    private let runTask: Task<Void, any Error>
+
+    private init(
+        server: DeviceLinkServer,
+        engine: DeliveryEngine,
+        registry: any DeviceRegistry,
+        presence: DevicePresence,
+        clock: ManualWallClock,
+        port: Int,
+        serviceGroup: ServiceGroup,
+        runTask: Task<Void, any Error>
+    ) {
+        self.server = server
+        self.engine = engine
+        self.registry = registry
+        self.presence = presence
+        self.clock = clock
+        self.port = port
+        self.serviceGroup = serviceGroup
+        self.runTask = runTask
+        self.clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    /// Starts a server, runs `body`, and always stops it.
+    static func with<T>(
+        configuration: DeviceLinkServer.Configuration = .init(),
+        registry: (any DeviceRegistry)? = nil,
+        presence: DevicePresence = DevicePresence(),
+        responders: [any WebResponder] = [],
+        _ body: (LinkServerFixture) async throws -> T
+    ) async throws -> T {
+        let fixture = try await start(configuration: configuration, registry: registry, presence: presence, responders: responders)
+        do {
+            let result = try await body(fixture)
+            await fixture.stop()
+            return result
+        } catch {
+            await fixture.stop()
+            throw error
+        }
+    }
+
+    private static func start(
+        configuration: DeviceLinkServer.Configuration,
+        registry: (any DeviceRegistry)?,
+        presence: DevicePresence,
+        responders: [any WebResponder]
+    ) async throws -> LinkServerFixture {
+        let clock = ManualWallClock(milliseconds: 1_700_000_000_000)
+        let registry = registry ?? LinkTestRegistry(clock: clock)
+        var logger = Logger(label: "test.device-link")
+        logger.logLevel = .warning
+        let engine = DeliveryEngine(store: LinkTestDeliveryStore(), clock: clock, logger: logger)
+        var configuration = configuration
+        configuration.port = 0
+        configuration.eventLoopThreads = 1
+        let server = DeviceLinkServer(
+            configuration: configuration,
+            registry: registry,
+            engine: engine,
+            presence: presence,
+            responders: responders,
+            clock: clock,
+            logger: logger
+        )
+        let serviceGroup = ServiceGroup(services: [server], logger: logger)
+        let runTask = Task { try await serviceGroup.run() }
+        try await server.waitUntilReady()
+        let port = try #require(await server.port)
+        return LinkServerFixture(
+            server: server,
+            engine: engine,
+            registry: registry,
+            presence: presence,
+            clock: clock,
+            port: port,
+            serviceGroup: serviceGroup,
+            runTask: runTask
+        )
+    }
+
+    /// Shuts the server down gracefully and waits for it, then stops the clients' event loop.
+    func stop() async {
+        await stopServer()
+        try? await clientGroup.shutdownGracefully()
+    }
+
+    /// Shuts the server down gracefully and waits for it, leaving clients' event loop running.
+    func stopServer() async {
+        await serviceGroup.triggerGracefulShutdown()
+        _ = try? await runTask.value
+    }
+
+    /// A device added to the registry: its id and secret.
+    func addDevice(name: String = "test phone") async throws -> DeviceCredentials {
+        try await registry.addDevice(name: name)
+    }
+
+    /// A client connected to the server (no hello yet).
+    func connect() async throws -> DeviceLinkClient {
+        try await DeviceLinkClient.connect(configuration: .init(host: "127.0.0.1", port: port), eventLoopGroup: clientGroup)
+    }
+
+    /// A client connected and authenticated as the device.
+    func connect(as credentials: DeviceCredentials) async throws -> DeviceLinkClient {
+        let client = try await connect()
+        try await client.hello(.device(id: credentials.device.id, secret: credentials.secret))
+        return client
+    }
+}
+
+extension LinkServerFixture {
+    /// The next input the link gave the engine that matches, waiting at most 10 s.
+    func engineInput(where predicate: @escaping @Sendable (DeliveryEngine.Event) -> Bool) async throws -> DeliveryEngine.Event {
+        let events = engine.events
+        return try await withDeadline {
+            for await event in events where predicate(event) { return event }
+            throw DeadlineExceeded(what: "engine input")
+        }
+    }
+}
+
+extension DeviceLinkClient {
+    /// The next message on the stream, waiting at most 10 s; fails when the stream ends first.
+    func nextMessage() async throws -> DeviceLinkServerMessage {
+        let messages = self.messages
+        return try await withDeadline {
+            for await message in messages { return message }
+            throw DeadlineExceeded(what: "a message (the link closed)")
+        }
+    }
+}
+
+/// A bounded wait ran out.
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "no \(what) in time" }
+}
+
+/// Runs `body`, failing after `seconds`: every wait in a test has a deadline (never a sleep for timing rules).
+func withDeadline<T: Sendable>(seconds: Int = 10, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw DeadlineExceeded(what: "result")
+        }
+        defer { group.cancelAll() }
+        guard let result = try await group.next() else { throw DeadlineExceeded(what: "result") }
+        return result
+    }
+}

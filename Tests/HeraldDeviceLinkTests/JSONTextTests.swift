@@ -1,0 +1,42 @@
+import Foundation
+import HeraldCore
+import Testing
+
+@testable import HeraldDeviceLink
+
+@Suite("Device link: JSON text writing and member lookup")
+struct JSONTextTests {
+    @Test("strings are escaped so that any text reads back the same")
+    func escaping() throws {
+        let tricky = "quote\" backslash\\ newline\n tab\t cr\r bell\u{7} nul\u{0} é 😀 /"
+        var writer = JSONTextWriter()
+        writer.beginObject()
+        writer.member("s", tricky)
+        writer.member("n", Int64?.none)
+        writer.member("b", false)
+        writer.key("a")
+        writer.beginArray()
+        writer.integer(-5)
+        writer.string("x")
+        writer.beginObject()
+        writer.endObject()
+        writer.endArray()
+        writer.endObject()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])
+        #expect(object["s"] as? String == tricky)
+        #expect(object["n"] is NSNull)
+        #expect(object["b"] as? Bool == false)
+        #expect(String(decoding: writer.bytes, as: UTF8.self).hasSuffix(#""n":null,"b":false,"a":[-5,"x",{}]}"#))
+    }
+
+    @Test("a member's bytes are found at the top level only, the last one winning")
+    func memberSpan() throws {
+        let text = #"{"a":{"payload":1},"s":"\"payload\":","payload" : [1, {"x":"]"}] ,"payload":{"k":"}"}}"#
+        let reader = try JSONFrameReader(Array(text.utf8))
+        let span = try #require(JSONFrameReader.lastMemberSpan(named: "payload", in: reader.bytes))
+        #expect(String(decoding: reader.bytes[span], as: UTF8.self) == #"{"k":"}"}"#)
+        #expect(JSONFrameReader.lastMemberSpan(named: "missing", in: reader.bytes) == nil)
+        let scalar = try #require(JSONFrameReader.lastMemberSpan(named: "s", in: reader.bytes))
+        #expect(String(decoding: reader.bytes[scalar], as: UTF8.self) == #""\"payload\":""#)
+    }
+}
