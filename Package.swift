@@ -157,6 +157,7 @@ let package = Package(
         // The command line's option handling and output, without a server.
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldCore"]),
         .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore"]),
+        .testTarget(
             name: "HeraldDeviceLinkTests",
             dependencies: [
                 "HeraldDeviceLink", "HeraldCore",
