@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldDelivery
 import HeraldGateway
 import HeraldStore
 import Logging
@@ -10,7 +11,10 @@ import ServiceLifecycle
 
 /// `herald serve`: the gateway on the embedded SQLite store.
 struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the APNs provider API.")
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the APNs provider API, delivery to devices, and the inspection API."
+    )
 
     @OptionGroup var data: DataDirectoryOptions
 
@@ -22,6 +26,21 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("h2c-port"), help: "Cleartext port: h2c with prior knowledge and HTTP/1.1; -1 disables it.")
     var cleartextPort = 2195
+
+    @Option(name: .customLong("link-port"), help: "Web port: device link (WebSocket /device-link) and inspection API; -1 disables it.")
+    var linkPort = 2196
+
+    @Flag(name: .customLong("allow-enrol"), help: "Let devices enrol themselves over the device link (hello with \"enrol\").")
+    var allowEnrolment = false
+
+    @Option(name: .customLong("offline-slots"), help: "Notifications kept per app while its device is offline (Apple keeps 1).")
+    var offlineSlots = 1
+
+    @Option(name: .customLong("storage-days"), help: "Days a notification without apns-expiration is kept for an offline device.")
+    var storageDays = 30
+
+    @Option(name: .customLong("low-priority-window-ms"), help: "Milliseconds priority 5 and 1 notifications may be held to go out in bursts.")
+    var lowPriorityWindowMilliseconds = 1000
 
     @Option(help: "The environment this gateway serves: sandbox or production.")
     var environment = "sandbox"
@@ -60,6 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
         try await reportingErrors {
             let environment = try parseEnvironment(environment)
             if let eventLoops, eventLoops < 1 { throw CLIFailure("--event-loops must be at least 1") }
+            guard offlineSlots >= 1 else { throw CLIFailure("--offline-slots must be at least 1") }
+            guard storageDays >= 0 else { throw CLIFailure("--storage-days must not be negative") }
+            guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
@@ -91,9 +113,41 @@ struct ServeCommand: AsyncParsableCommand {
                 tlsSummary = "trust \(pki.files.caCertificate.path)"
             }
 
-            let gateway = Gateway(configuration: configuration, services: ProviderServices(store: store), logger: logger)
+            var engineConfiguration = DeliveryEngine.Configuration()
+            engineConfiguration.policy.offlineSlotsPerApp = offlineSlots
+            engineConfiguration.policy.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
+            engineConfiguration.policy.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
+            let engine = DeliveryEngine(store: store, configuration: engineConfiguration, logger: logger)
+            // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
+            try await engine.restore()
+
+            let services = ProviderServices(store: store, onAccepted: { engine.accepted($0) })
+            let gateway = Gateway(configuration: configuration, services: services, logger: logger)
+            // Graceful shutdown runs in reverse order: the gateway stops accepting first, the engine writes
+            // its journal last.
+            var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: engine)]
+            var linkServer: DeviceLinkServer?
+            if linkPort >= 0 {
+                var linkConfiguration = DeviceLinkServer.Configuration()
+                linkConfiguration.host = host
+                linkConfiguration.port = linkPort
+                linkConfiguration.allowsEnrolment = allowEnrolment
+                let presence = DevicePresence()
+                let server = DeviceLinkServer(
+                    configuration: linkConfiguration,
+                    registry: store,
+                    engine: engine,
+                    presence: presence,
+                    responders: [InspectionAPI(store: store, presence: presence)],
+                    logger: logger
+                )
+                linkServer = server
+                serviceList.append(.init(service: server))
+            }
+            serviceList.append(.init(service: gateway))
+            let web = linkServer
             let group = ServiceGroup(
-                configuration: .init(services: [.init(service: gateway)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+                configuration: .init(services: serviceList, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             )
             let host = self.host
             let dataPath = data.url.standardizedFileURL.path
@@ -102,13 +156,17 @@ struct ServeCommand: AsyncParsableCommand {
                 tasks.addTask { try await group.run() }
                 tasks.addTask {
                     try await gateway.waitUntilReady()
+                    try await web?.waitUntilReady()
                     let tls = await gateway.tlsPort
                     let cleartext = await gateway.cleartextPort
+                    let webPort = await web?.port
                     let banner = [
                         "Herald \(environment.rawValue) gateway",
                         "  data:       \(dataPath) (SQLite)",
                         "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
                         "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
+                        "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
+                        "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
                         "herald: ready",
                     ]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))

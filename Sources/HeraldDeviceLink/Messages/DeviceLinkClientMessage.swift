@@ -85,8 +85,15 @@ public struct DeviceLinkReportEvent: RawRepresentable, Hashable, Sendable, Custo
     /// The displayed notification was removed (replaced, or removed by the app).
     public static let removed = Self(rawValue: "removed")
 
+    /// The user expanded the notification (its content extension rendered it).
+    public static let expanded = Self(rawValue: "expanded")
+    /// The user pressed the content extension's media play/pause button.
+    public static let media = Self(rawValue: "media")
+
     /// Every event a server accepts.
-    public static let allKnown: [DeviceLinkReportEvent] = [.displayed, .modified, .dropped, .background, .action, .dismissed, .removed]
+    public static let allKnown: [DeviceLinkReportEvent] = [
+        .displayed, .modified, .dropped, .background, .action, .dismissed, .removed, .expanded, .media,
+    ]
 
     /// Whether a server accepts this event.
     public var isKnown: Bool { Self.allKnown.contains(self) }

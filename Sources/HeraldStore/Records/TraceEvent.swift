@@ -44,8 +44,15 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, CustomString
     /// The device removed the displayed notification (replaced or removed by the app).
     public static let removed = Self(rawValue: "removed")
 
+    /// The user expanded the notification (its content extension, if any, rendered it).
+    public static let expanded = Self(rawValue: "expanded")
+    /// The user pressed the content extension's media play/pause button.
+    public static let media = Self(rawValue: "media")
+
     /// The events a device may report over its link.
-    public static let deviceReports: Set<TraceEventKind> = [.displayed, .modified, .dropped, .background, .action, .dismissed, .removed]
+    public static let deviceReports: Set<TraceEventKind> = [
+        .displayed, .modified, .dropped, .background, .action, .dismissed, .removed, .expanded, .media,
+    ]
 
     /// The stored form.
     public var description: String { rawValue }

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldDeviceLink
+import HeraldSimulator
+
+/// `herald device`: a headless simulated device on the device link.
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Run a simulated device: connect to herald serve, register apps, show and acknowledge what arrives.",
+        discussion: """
+            Each notification is run through the device runtime of its app (authorization, app state, service and \
+            content extensions, as the manifest describes; docs/device-manifest.md) and printed as one line, followed by \
+            what the device did with it (displayed, modified, dropped, background…), which is also reported to the \
+            server and lands in the notification's trace. Reconnects with backoff when the server goes away; \
+            notifications sent again after a reconnect are acknowledged but shown once.
+            """
+    )
+
+    @Option(help: "The device link's URL.")
+    var server = "ws://127.0.0.1:2196/device-link"
+
+    @Option(help: "The device id (from `herald devices add NAME`).")
+    var id: String?
+
+    @Option(help: "The device's secret (from `herald devices add NAME`).")
+    var secret: String?
+
+    @Option(help: "Enrol as a new device with this name (the server must run with --allow-enrol).")
+    var enrol: String?
+
+    @Option(name: .customLong("app"), help: "A bundle id to register (repeatable); added to the manifest's apps.")
+    var apps: [String] = []
+
+    @Option(help: "The environment of the --app apps: sandbox or production.")
+    var environment = "sandbox"
+
+    @Option(help: "A device manifest (JSON, docs/device-manifest.md) describing the apps.")
+    var manifest: String?
+
+    @Flag(help: "Print JSON lines instead of text.")
+    var json = false
+
+    @Option(name: .customLong("max-backoff"), help: "The longest wait, in seconds, between reconnection attempts.")
+    var maximumBackoff = 5.0
+
+    func run() async throws {
+        try await reportingErrors {
+            let endpoint = try DeviceLinkEndpoint(server)
+            let hello = try resolveHello()
+            let deviceManifest = try resolveManifest()
+            let device = try await SimulatedDevice(manifest: deviceManifest)
+            let output = DeviceOutput(json: json)
+            let session = DeviceLinkLoop(
+                endpoint: endpoint,
+                hello: hello,
+                apps: deviceManifest.apps.map { ($0.bundleID, $0.environment) },
+                device: device,
+                output: output,
+                maximumBackoff: max(0.1, maximumBackoff)
+            )
+            try await session.run()
+        }
+    }
+
+    private func resolveHello() throws -> DeviceLinkHello {
+        switch (id, secret, enrol) {
+        case (let id?, let secret?, nil): return .device(id: id, secret: secret)
+        case (nil, nil, let name?): return .enrol(name: name)
+        case (nil, nil, nil): throw CLIFailure("give --id and --secret (see `herald devices add NAME`), or --enrol NAME")
+        default: throw CLIFailure("give either --id with --secret, or --enrol NAME")
+        }
+    }
+
+    private func resolveManifest() throws -> DeviceManifest {
+        let environment = try parseEnvironment(environment)
+        var base: DeviceManifest
+        if let manifest {
+            do {
+                base = try DeviceManifest(contentsOf: URL(fileURLWithPath: manifest))
+            } catch {
+                throw CLIFailure("\(manifest): \(error)")
+            }
+        } else {
+            base = DeviceManifest(name: enrol ?? "herald device", apps: [])
+        }
+        for bundleID in apps where base.app(bundleID) == nil {
+            let app = #"{"apps":[{"bundleID":\#(jsonString(bundleID)),"environment":"\#(environment.rawValue)"}]}"#
+            do {
+                base.apps += try DeviceManifest(json: Data(app.utf8)).apps
+            } catch {
+                throw CLIFailure("--app \(bundleID): \(error)")
+            }
+        }
+        guard !base.apps.isEmpty else { throw CLIFailure("no apps: give --app BUNDLE_ID or --manifest FILE") }
+        return base
+    }
+}
+
+/// The device link's address, from a `ws://host:port/path` URL.
+struct DeviceLinkEndpoint: Sendable {
+    var host: String
+    var port: Int
+    var path: String
+
+    init(_ text: String) throws {
+        guard let url = URL(string: text), url.scheme == "ws", let host = url.host, !host.isEmpty else {
+            throw CLIFailure("--server must be a ws:// URL such as ws://127.0.0.1:2196/device-link, not '\(text)'")
+        }
+        self.host = host
+        self.port = url.port ?? 80
+        self.path = url.path.isEmpty ? "/device-link" : url.path
+    }
+}
+
+/// A JSON string literal for `text`.
+func jsonString(_ text: String) -> String {
+    let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+    return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+}
