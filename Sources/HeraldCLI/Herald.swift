@@ -9,6 +9,7 @@ struct Herald: AsyncParsableCommand {
         abstract: "An APNs-compatible push notification service.",
         subcommands: [
             ServeCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
+            DevicesCommand.self, TraceCommand.self,
         ]
     )
 }

@@ -41,7 +41,7 @@ struct SQLiteStoreOpeningTests {
             }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1"])
+                #expect(applied == ["v1", "v2"])
                 #expect(try store.lookup(token)?.bundleID == "com.example.app")
             }
         }

@@ -17,8 +17,13 @@ public protocol DeliveryStore: Sendable {
 }
 
 /// What the device link needs from the store: devices, their secrets, and one token per app.
+///
+/// Device ids are lowercase UUIDs made by the store; every method compares them case-insensitively.
 public protocol DeviceRegistry: Sendable {
     /// Adds a device with a new random id and secret.
+    ///
+    /// The secret is returned only here: the store keeps its SHA-256. A name that is empty, longer than 255
+    /// characters or holds control characters fails with ``StoreError/invalidRecord``.
     func addDevice(name: String) async throws -> DeviceCredentials
 
     /// The device with this id when `secret` is its secret; `nil` for an unknown id or a wrong secret.
@@ -36,7 +41,9 @@ public protocol DeviceRegistry: Sendable {
     ///
     /// Stable across reconnects: the same device, bundle id and environment get the same token until it is
     /// unregistered; after that a new token is issued (a reinstalled app gets a new token on iOS too).
-    /// Fails with ``StoreError/unknownDevice`` when the device does not exist.
+    /// Fails with ``StoreError/unknownDevice`` when the device does not exist. Concurrent calls for the same app
+    /// get the same token (exactly one of them with `isNew`), and the token is known to the gateway's
+    /// ``NotificationStore/lookup(_:)`` as soon as the call returns.
     func registerAppToken(deviceID: String, bundleID: String, environment: APNSEnvironment) async throws -> AppTokenRegistration
 
     /// The app's active token on the device, or `nil`.

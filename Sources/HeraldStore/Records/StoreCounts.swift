@@ -12,6 +12,8 @@ public struct StoreCounts: Hashable, Sendable {
     public var activeDeviceTokens: Int
     /// Signing keys.
     public var signingKeys: Int
+    /// Devices (`herald devices add`, or enrolled over the device link).
+    public var devices: Int
 
     /// Creates a set of counts.
     public init(
@@ -20,7 +22,8 @@ public struct StoreCounts: Hashable, Sendable {
         traceEvents: Int,
         deviceTokens: Int,
         activeDeviceTokens: Int,
-        signingKeys: Int
+        signingKeys: Int,
+        devices: Int = 0
     ) {
         self.notifications = notifications
         self.notificationsByState = notificationsByState
@@ -28,5 +31,6 @@ public struct StoreCounts: Hashable, Sendable {
         self.deviceTokens = deviceTokens
         self.activeDeviceTokens = activeDeviceTokens
         self.signingKeys = signingKeys
+        self.devices = devices
     }
 }

@@ -14,6 +14,11 @@ enum SQLiteSchema {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v2") { db in
+            for statement in v2 {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 
@@ -129,5 +134,51 @@ enum SQLiteSchema {
         ) STRICT
         """,
         "CREATE INDEX trace_event_by_notification ON trace_event (apns_id, id)",
+    ]
+
+    /// v2: devices (the identities device-link connections authenticate as) and one active token per app
+    /// on a device.
+    ///
+    /// The notification indexes the delivery queries need (`notification_by_state` for the pending list,
+    /// `notification_by_token` for a device's notifications) and `device_token_by_device` are in v1.
+    private static let v2: [String] = [
+        // `id` is a lowercase UUID made by the store; `secret_sha256` the SHA-256 of the secret, in lowercase
+        // hex: the secret itself is shown once and never stored. A rowid table, so that devices added in
+        // the same millisecond still list in the order they were added.
+        """
+        CREATE TABLE device (
+            id TEXT PRIMARY KEY NOT NULL
+                CHECK (length(id) = 36 AND id NOT GLOB '*[^0-9a-f-]*' AND length(replace(id, '-', '')) = 32
+                    AND substr(id, 9, 1) || substr(id, 14, 1) || substr(id, 19, 1) || substr(id, 24, 1) = '----'),
+            name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 255),
+            secret_sha256 TEXT NOT NULL CHECK (length(secret_sha256) = 64 AND secret_sha256 NOT GLOB '*[^0-9a-f]*'),
+            created_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        // Devices list oldest first (`ORDER BY created_at, rowid`); the index holds the rowid, so no sort.
+        "CREATE INDEX device_by_creation ON device (created_at)",
+
+        // A v1 file may hold several active tokens for one device and app (v1 did not forbid it): all but
+        // the newest are unregistered, at the newest one's registration time, so that the index below can
+        // be built. The triggers of v1 move the registry revision, so running servers' caches see it.
+        """
+        UPDATE device_token AS older
+        SET unregistered_at = max(older.registered_at, (
+            SELECT max(newer.registered_at) FROM device_token AS newer
+            WHERE newer.device_id = older.device_id AND newer.bundle_id = older.bundle_id
+                AND newer.environment = older.environment AND newer.unregistered_at IS NULL))
+        WHERE older.device_id IS NOT NULL AND older.unregistered_at IS NULL AND EXISTS (
+            SELECT 1 FROM device_token AS newer
+            WHERE newer.device_id = older.device_id AND newer.bundle_id = older.bundle_id
+                AND newer.environment = older.environment AND newer.unregistered_at IS NULL
+                AND (newer.registered_at > older.registered_at
+                    OR (newer.registered_at = older.registered_at AND newer.token > older.token)))
+        """,
+        // Why: an app on a device has one current token (spec §A.9); a new one is issued only after the old
+        // one is unregistered. The index also serves the lookup of that token.
+        """
+        CREATE UNIQUE INDEX device_token_active_per_app ON device_token (device_id, bundle_id, environment)
+        WHERE unregistered_at IS NULL AND device_id IS NOT NULL
+        """,
     ]
 }

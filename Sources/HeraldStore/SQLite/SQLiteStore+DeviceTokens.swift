@@ -3,6 +3,10 @@ import HeraldCore
 
 extension SQLiteStore {
     /// Registers a device token, stamped with the store clock's time, and caches it.
+    ///
+    /// A device has at most one active token per app and environment (the schema's partial unique index): a
+    /// second one for the same `deviceID` fails with ``StoreError/invalidRecord``; devices use
+    /// ``registerAppToken(deviceID:bundleID:environment:)``.
     public func registerToken(
         _ token: DeviceToken,
         bundleID: String,
@@ -42,7 +46,7 @@ extension SQLiteStore {
         return unregistered.record
     }
 
-    private static func fetchToken(_ hex: String, _ db: Database) throws -> RegistryCache.CachedToken {
+    static func fetchToken(_ hex: String, _ db: Database) throws -> RegistryCache.CachedToken {
         let row = try Row.fetchOne(db, sql: "SELECT \(tokenColumns) FROM device_token WHERE token = ?", arguments: [hex])
         guard let row else { throw StoreError.unknownDeviceToken.with(detail: hex) }
         return try cachedToken(row)

@@ -3,7 +3,7 @@ import GRDB
 import HeraldCore
 
 extension SQLiteStore {
-    private static let notificationColumns = """
+    static let notificationColumns = """
         seq, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
         payload, accepted_at, state
         """
@@ -85,7 +85,8 @@ extension SQLiteStore {
                 traceEvents: try Int.fetchOne(db, sql: "SELECT count(*) FROM trace_event") ?? 0,
                 deviceTokens: try tokens?.decode(forColumn: "total") ?? 0,
                 activeDeviceTokens: try tokens?.decode(forColumn: "active") ?? 0,
-                signingKeys: try Int.fetchOne(db, sql: "SELECT count(*) FROM signing_key") ?? 0
+                signingKeys: try Int.fetchOne(db, sql: "SELECT count(*) FROM signing_key") ?? 0,
+                devices: try Int.fetchOne(db, sql: "SELECT count(*) FROM device") ?? 0
             )
         }
     }

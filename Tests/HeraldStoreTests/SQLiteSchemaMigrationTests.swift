@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import HeraldCore
+import Testing
+
+@testable import HeraldStore
+
+@Suite("Migrating a v1 file")
+struct SQLiteSchemaMigrationTests {
+    static let device = "legacy-phone"
+    static let older = String(repeating: "0a", count: 32)
+    static let newer = String(repeating: "0b", count: 32)
+    static let unrelated = String(repeating: "0c", count: 32)
+    static let apnsID = "6f1e9c0b-6f6a-4e0a-9c5e-2e7e1d2c3b4a"
+
+    /// Makes a file with only migration v1, holding tokens (two active ones of one app on one device, which v1
+    /// allowed), a signing key, a notification and its trace.
+    static func makeVersion1File(in directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: SQLiteStore.Configuration(dataDirectory: directory).databasePath)
+        try SQLiteSchema.migrator.migrate(pool, upTo: "v1")
+        try pool.write { db in
+            let insertToken = "INSERT INTO device_token (token, bundle_id, environment, device_id, registered_at) VALUES (?, ?, ?, ?, ?)"
+            try db.execute(sql: insertToken, arguments: [older, "com.example.app", "sandbox", device, 100])
+            try db.execute(sql: insertToken, arguments: [newer, "com.example.app", "sandbox", device, 200])
+            try db.execute(sql: insertToken, arguments: [unrelated, "com.example.app", "sandbox", nil, 50])
+            try db.execute(
+                sql: """
+                    INSERT INTO signing_key (key_id, team_id, environment, public_key_pem, created_at)
+                    VALUES ('KEY0000001', 'TEAM000001', 'both', '-----BEGIN PUBLIC KEY-----x', 1)
+                    """
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO notification (apns_id, apns_id_text, token, topic, bundle_id, environment, push_type,
+                        priority, payload, accepted_at)
+                    VALUES (?, ?, ?, 'com.example.app', 'com.example.app', 'sandbox', 'alert', 10, ?, 300)
+                    """,
+                arguments: [apnsID, apnsID.uppercased(), newer, Data(#"{"aps":{"alert":"v1"}}"#.utf8)]
+            )
+            try db.execute(sql: "INSERT INTO trace_event (apns_id, at, kind) VALUES (?, 300, 'accepted')", arguments: [apnsID])
+        }
+        try pool.close()
+    }
+
+    @Test("Opening a v1 file applies v2 and keeps every row")
+    func migratesAndKeepsData() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.makeVersion1File(in: directory)
+            try await withStore(in: directory) { store in
+                let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
+                #expect(applied == ["v1", "v2"])
+
+                let id = try #require(NotificationID(Self.apnsID))
+                let stored = try #require(try await store.notification(id))
+                #expect(stored.notification.id.text == Self.apnsID.uppercased())
+                #expect(stored.notification.token.hex == Self.newer)
+                #expect(stored.state == .stored)
+                #expect(String(decoding: stored.notification.payload, as: UTF8.self).contains("v1"))
+                #expect(try await store.trace(id).map(\.kind) == [.accepted])
+                #expect(try store.signingKey(keyID: "KEY0000001")?.teamID == "TEAM000001")
+                #expect(try await store.pendingNotifications().map(\.notification.id.key) == [Self.apnsID])
+
+                let counts = try await store.counts()
+                #expect(counts.deviceTokens == 3)
+                #expect(counts.devices == 0)
+                #expect(try store.lookup(DeviceToken(hex: Self.unrelated)!)?.isActive == true)
+
+                // The device's tokens and notifications are found by its id, as for devices added later.
+                #expect(try await store.tokens(deviceID: Self.device).map(\.token.hex) == [Self.older, Self.newer])
+                #expect(try await store.listNotifications(deviceID: Self.device, limit: 10).map(\.notification.id.key) == [Self.apnsID])
+            }
+        }
+    }
+
+    @Test("Two active tokens of one app on one device: the newest stays active, the older is unregistered")
+    func duplicateActiveTokensAreResolved() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.makeVersion1File(in: directory)
+            try await withStore(in: directory) { store in
+                let older = try #require(try store.lookup(DeviceToken(hex: Self.older)!))
+                let newer = try #require(try store.lookup(DeviceToken(hex: Self.newer)!))
+                #expect(older.unregisteredAtMilliseconds == 200)
+                #expect(newer.isActive)
+                #expect(try await store.activeToken(deviceID: Self.device, bundleID: "com.example.app", environment: .sandbox) == newer)
+                // The migration moved the registry revision (four inserts, then its update), so caches of servers
+                // still running notice it.
+                let revision = try await store.pool.read { try Int64.fetchOne($0, sql: "SELECT value FROM registry_revision") }
+                #expect(revision == 5)
+            }
+        }
+    }
+
+    @Test("A migrated file opens again without migrating twice")
+    func reopening() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.makeVersion1File(in: directory)
+            try await withStore(in: directory) { _ in }
+            try await withStore(in: directory) { store in
+                let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
+                #expect(applied == ["v1", "v2"])
+                #expect(try await store.counts().notifications == 1)
+            }
+        }
+    }
+}
