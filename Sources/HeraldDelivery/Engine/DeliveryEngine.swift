@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Inputs are plain methods callable from any thread, including a SwiftNIO event loop: they never block
 /// and start no task; they queue an event that ``run()`` processes in order with a
-/// ``DeliveryStateMachine``. Changes are written through the store in batches (group commit); sending never
+/// a pure state machine (`DeliveryStateMachine`). Changes are written through the store in batches (group commit); sending never
 /// waits for a write.
 ///
 /// Start-up: ``restore()`` before the gateway accepts, then ``run()`` in the `ServiceGroup`, listed before the
