@@ -8,9 +8,9 @@ import Synchronization
 /// APNs semantics (docs/delivery.md).
 ///
 /// Inputs are plain methods callable from any thread, including a SwiftNIO event loop: they never block
-/// and start no task; they queue an event that ``run()`` processes in order with a
-/// ``DeliveryStateMachine``. Changes are written through the store in batches (group commit); sending never
-/// waits for a write.
+/// and start no task; they queue an event that ``run()`` processes in order with a pure state machine
+/// (`DeliveryStateMachine`). Changes are written through the store in batches (group commit); sending
+/// never waits for a write.
 ///
 /// Start-up: ``restore()`` before the gateway accepts, then ``run()`` in the `ServiceGroup`, listed before the
 /// gateway and the device-link server so that it stops after them (a group shuts services down in reverse

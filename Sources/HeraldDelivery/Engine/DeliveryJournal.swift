@@ -8,7 +8,9 @@ import Synchronization
 final class DeliveryJournal: Sendable {
     /// The pure bookkeeping, kept behind the lock.
     struct State {
+        /// Changes waiting for a write from `head` on (the written prefix is dropped when it dominates).
         var queue: [DeliveryChange] = []
+        var head = 0
         /// Changes appended since the start.
         var appended = 0
         /// Changes written (or given up) since the start.
@@ -18,14 +20,28 @@ final class DeliveryJournal: Sendable {
         var parkedWriter: CheckedContinuation<[DeliveryChange]?, Never>?
         var finished = false
 
-        /// Takes the next batch, oldest changes first.
+        /// The number of changes waiting for a write.
+        var queuedCount: Int { queue.count - head }
+
+        /// Appends changes to the queue.
+        mutating func enqueue(_ changes: [DeliveryChange]) {
+            queue.append(contentsOf: changes)
+            appended += changes.count
+        }
+
+        /// Takes the next batch, oldest changes first, without moving what stays queued (a large backlog
+        /// after failed writes must not cost a copy of itself per batch).
         mutating func takeBatch(maximum: Int) -> [DeliveryChange] {
-            guard queue.count > maximum else {
-                defer { queue = [] }
-                return queue
+            let end = min(queue.count, head + maximum)
+            let batch = Array(queue[head..<end])
+            head = end
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: queue.count <= 4096)
+                head = 0
+            } else if head > queue.count / 2 {
+                queue.removeFirst(head)
+                head = 0
             }
-            let batch = Array(queue.prefix(maximum))
-            queue.removeFirst(maximum)
             return batch
         }
 
@@ -45,15 +61,11 @@ final class DeliveryJournal: Sendable {
         self.maximumBatch = max(1, maximumBatch)
     }
 
-    /// The number of changes waiting for a write.
-    var queuedCount: Int { state.withLock { $0.queue.count } }
-
     /// Queues changes; hands them to the writer at once when it is idle.
     func append(_ changes: [DeliveryChange]) {
         guard !changes.isEmpty else { return }
         let wake = state.withLock { state -> (CheckedContinuation<[DeliveryChange]?, Never>, [DeliveryChange])? in
-            state.queue.append(contentsOf: changes)
-            state.appended += changes.count
+            state.enqueue(changes)
             guard let writer = state.parkedWriter else { return nil }
             state.parkedWriter = nil
             return (writer, state.takeBatch(maximum: maximumBatch))
@@ -74,7 +86,7 @@ final class DeliveryJournal: Sendable {
     func nextBatch() async -> [DeliveryChange]? {
         await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryChange]?, Never>) in
             let ready = state.withLock { state -> [DeliveryChange]?? in
-                if !state.queue.isEmpty { return .some(state.takeBatch(maximum: maximumBatch)) }
+                if state.queuedCount > 0 { return .some(state.takeBatch(maximum: maximumBatch)) }
                 if state.finished { return .some(nil) }
                 state.parkedWriter = continuation
                 return .none

@@ -109,16 +109,16 @@ struct DeliveryStateMachine {
     mutating func remove(_ key: String) -> Entry? {
         guard let entry = entries.removeValue(forKey: key) else { return nil }
         let token = entry.notification.token
-        if var queue = queues[token] {
-            queue.removeAll { $0 == key }
-            queues[token] = queue.isEmpty ? nil : queue
+        if let index = queues[token]?.firstIndex(of: key) {
+            queues[token]?.remove(at: index)
+            if queues[token]?.isEmpty == true { queues[token] = nil }
         }
         switch entry.status {
         case .pending:
             pendingCount -= 1
         case .held(let id):
             pendingCount -= 1
-            sessions[id]?.held.removeAll { $0 == key }
+            if let index = sessions[id]?.held.firstIndex(of: key) { sessions[id]?.held.remove(at: index) }
         case .outstanding:
             outstandingCount -= 1
         }
