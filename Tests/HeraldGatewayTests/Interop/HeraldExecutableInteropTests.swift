@@ -23,7 +23,7 @@ struct HeraldExecutableInteropTests {
         // serve on ephemeral ports; the banner names them.
         let server = try ExternalProcess(
             herald,
-            ["serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--log-level", "warning"]
+            ["serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--link-port", "0", "--log-level", "warning"]
         )
         let banner = try await server.waitForOutput(deadline: .seconds(30)) { $0 == "herald: ready" }
         let tlsPort = try #require(Self.port(after: "https://127.0.0.1:", in: banner), "\(banner)")
