@@ -10,7 +10,8 @@ import Testing
 
 @testable import HeraldDelivery
 
-/// A live web port on an ephemeral port with a device registry and an engine (tier 3).
+/// A live web port on an ephemeral port with a real ``SQLiteStore`` in a temporary folder (or another
+/// registry a test passes) and an engine (tier 3).
 ///
 /// The engine is not run: tests read its inputs (``engineInput(where:)``) to see exactly what the link told
 /// it, and drive the ``DeviceSession`` it was given.
@@ -18,6 +19,7 @@ final class LinkServerFixture: Sendable {
     let server: DeviceLinkServer
     let engine: DeliveryEngine
     let registry: any DeviceRegistry
+    let store: SQLiteStore
     let presence: DevicePresence
     let clock: ManualWallClock
     let port: Int
@@ -29,6 +31,7 @@ final class LinkServerFixture: Sendable {
         server: DeviceLinkServer,
         engine: DeliveryEngine,
         registry: any DeviceRegistry,
+        store: SQLiteStore,
         presence: DevicePresence,
         clock: ManualWallClock,
         port: Int,
@@ -38,6 +41,7 @@ final class LinkServerFixture: Sendable {
         self.server = server
         self.engine = engine
         self.registry = registry
+        self.store = store
         self.presence = presence
         self.clock = clock
         self.port = port
@@ -46,15 +50,14 @@ final class LinkServerFixture: Sendable {
         self.clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
-    /// Starts a server, runs `body`, and always stops it.
+    /// Starts a server (serving the inspection API when `inspection`), runs `body`, and always stops it.
     static func with<T>(
         configuration: DeviceLinkServer.Configuration = .init(),
         registry: (any DeviceRegistry)? = nil,
-        presence: DevicePresence = DevicePresence(),
-        responders: [any WebResponder] = [],
+        inspection: Bool = false,
         _ body: (LinkServerFixture) async throws -> T
     ) async throws -> T {
-        let fixture = try await start(configuration: configuration, registry: registry, presence: presence, responders: responders)
+        let fixture = try await start(configuration: configuration, registry: registry, inspection: inspection)
         do {
             let result = try await body(fixture)
             await fixture.stop()
@@ -68,14 +71,17 @@ final class LinkServerFixture: Sendable {
     private static func start(
         configuration: DeviceLinkServer.Configuration,
         registry: (any DeviceRegistry)?,
-        presence: DevicePresence,
-        responders: [any WebResponder]
+        inspection: Bool
     ) async throws -> LinkServerFixture {
         let clock = ManualWallClock(milliseconds: 1_700_000_000_000)
-        let registry = registry ?? LinkTestRegistry(clock: clock)
         var logger = Logger(label: "test.device-link")
         logger.logLevel = .warning
-        let engine = DeliveryEngine(store: LinkTestDeliveryStore(), clock: clock, logger: logger)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-link-\(UUID().uuidString)").path
+        let store = try SQLiteStore(configuration: .init(dataDirectory: directory), clock: clock, logger: logger)
+        let registry = registry ?? store
+        let engine = DeliveryEngine(store: store, clock: clock, logger: logger)
+        let presence = DevicePresence()
+        let responders: [any WebResponder] = inspection ? [InspectionAPI(store: store, presence: presence)] : []
         var configuration = configuration
         configuration.port = 0
         configuration.eventLoopThreads = 1
@@ -96,6 +102,7 @@ final class LinkServerFixture: Sendable {
             server: server,
             engine: engine,
             registry: registry,
+            store: store,
             presence: presence,
             clock: clock,
             port: port,
@@ -108,6 +115,8 @@ final class LinkServerFixture: Sendable {
     func stop() async {
         await stopServer()
         try? await clientGroup.shutdownGracefully()
+        await store.shutdown()
+        try? FileManager.default.removeItem(atPath: store.configuration.dataDirectory)
     }
 
     /// Shuts the server down gracefully and waits for it, leaving clients' event loop running.
