@@ -2,12 +2,19 @@ import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Store-and-forward delivery: takes accepted notifications and sends them to connected devices with
 /// APNs semantics (docs/delivery.md).
 ///
 /// Inputs are plain methods callable from any thread, including a SwiftNIO event loop: they never block
-/// and start no task; they queue an event that ``run()`` processes in order.
+/// and start no task; they queue an event that ``run()`` processes in order with a pure state machine
+/// (`DeliveryStateMachine`). Changes are written through the store in batches (group commit); sending
+/// never waits for a write.
+///
+/// Start-up: ``restore()`` before the gateway accepts, then ``run()`` in the `ServiceGroup`, listed before the
+/// gateway and the device-link server so that it stops after them (a group shuts services down in reverse
+/// order); on graceful shutdown it processes the events already queued, writes every change, and returns.
 public final class DeliveryEngine: Service, Sendable {
     /// Settings.
     public struct Configuration: Sendable {
@@ -17,6 +24,11 @@ public final class DeliveryEngine: Service, Sendable {
         public var tickInterval: Duration = .milliseconds(100)
         /// The most changes written in one transaction.
         public var maximumJournalBatch = 2000
+        /// How long the journal waits before writing a failed batch again; doubled after each failure up to
+        /// ``maximumJournalRetryDelay``.
+        public var journalRetryDelay: Duration = .milliseconds(100)
+        /// The longest wait between two attempts at a failed write.
+        public var maximumJournalRetryDelay: Duration = .seconds(5)
 
         /// The default configuration.
         public init() {}
@@ -30,20 +42,40 @@ public final class DeliveryEngine: Service, Sendable {
         case sessionClosed(DeviceSessionID)
         case acknowledged(NotificationID, session: DeviceSessionID)
         case reported(DeviceReport, session: DeviceSessionID)
+        case restored([StoredNotification])
+        case tick
+        /// Resume idle waiter `id` once everything queued before it is processed (and, if asked, written).
+        case barrier(UInt64, waitForJournal: Bool)
     }
 
     let configuration: Configuration
     let store: any DeliveryStore
     let clock: any WallClock
+    let tickClock: any Clock<Duration>
     let logger: Logger
     let events: AsyncStream<Event>
     let eventInput: AsyncStream<Event>.Continuation
+    /// What the inspection API and metrics read, published by the event loop.
+    let snapshot = Mutex(Snapshot())
+    let idleWaiters = Mutex(IdleWaiters())
+    let hasRun = Atomic<Bool>(false)
 
     /// Creates an engine; nothing is read or sent until ``restore()`` and ``run()``.
-    public init(store: any DeliveryStore, configuration: Configuration = .init(), clock: any WallClock = SystemWallClock(), logger: Logger) {
+    ///
+    /// - Parameters:
+    ///   - clock: the time every delivery rule reads (expiration, bursts) and every change is stamped with.
+    ///   - tickClock: the clock the engine sleeps on between ticks and between attempts at a failed write.
+    public init(
+        store: any DeliveryStore,
+        configuration: Configuration = .init(),
+        clock: any WallClock = SystemWallClock(),
+        tickClock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger
+    ) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
+        self.tickClock = tickClock
         self.logger = logger
         (events, eventInput) = AsyncStream.makeStream(of: Event.self)
     }
@@ -83,8 +115,14 @@ public final class DeliveryEngine: Service, Sendable {
         eventInput.yield(.reported(report, session: session))
     }
 
-    /// Processes events until graceful shutdown.
-    public func run() async throws {
-        fatalError("skeleton")
+    /// Loads the notifications the store still holds as `stored`, so that they are sent when their devices
+    /// connect; those whose time is up become `expired`.
+    ///
+    /// Call once at start-up, before the gateway accepts (the loaded notifications then come before every
+    /// new one); ``run()`` may start before or after. Fails when the store cannot be read.
+    public func restore() async throws {
+        let pending = try await store.pendingNotifications()
+        logger.info("delivery engine restoring", metadata: ["delivery.restored": "\(pending.count)"])
+        eventInput.yield(.restored(pending))
     }
 }

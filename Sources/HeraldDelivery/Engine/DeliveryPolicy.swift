@@ -4,6 +4,7 @@ public struct DeliveryPolicy: Sendable, Hashable {
     ///
     /// Apple: "APNs stores only one notification per bundle ID … In most cases, the latest notification is
     /// stored" (spec §A.10). Default 1; when a new one would exceed it, the oldest is `replaced`.
+    /// Values below 1 count as 1: a notification for an offline device is always kept until it expires.
     public var offlineSlotsPerApp: Int = 1
     /// How long a notification without `apns-expiration` is kept: Apple stores "for 30 days or less".
     public var defaultStorage: Duration = .seconds(30 * 24 * 3600)
@@ -13,4 +14,12 @@ public struct DeliveryPolicy: Sendable, Hashable {
 
     /// The default policy.
     public init() {}
+}
+
+extension Duration {
+    /// The duration in whole milliseconds (rounded down), as the state machine counts time.
+    var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
 }

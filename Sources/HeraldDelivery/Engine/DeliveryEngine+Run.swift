@@ -1,0 +1,144 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+extension DeliveryEngine {
+    /// Processes events in order, ticks, and writes changes, until graceful shutdown.
+    ///
+    /// On graceful shutdown the events queued so far are still processed (later inputs are dropped) and every
+    /// change is written before it returns. A failed write is logged and tried again (with backoff) until it
+    /// succeeds or the task is cancelled. Call it once.
+    public func run() async throws {
+        precondition(!hasRun.exchange(true, ordering: .relaxed), "DeliveryEngine.run() called twice")
+        let journal = DeliveryJournal(maximumBatch: configuration.maximumJournalBatch)
+        logger.info("delivery engine started")
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.writeJournal(journal) }
+            await withTaskGroup(of: Void.self) { ticker in
+                ticker.addTask { await self.tickUntilCancelled() }
+                await withGracefulShutdownHandler {
+                    await self.processEvents(journal)
+                } onGracefulShutdown: {
+                    // Ends the event loop once it has taken every event queued so far.
+                    self.eventInput.finish()
+                }
+                ticker.cancelAll()
+            }
+            journal.finish()
+            await group.waitForAll()
+        }
+        // A cancelled run may leave waiters whose barrier never came up: they must not wait forever.
+        let waiters = idleWaiters.withLock { $0.end() }
+        for waiter in waiters { waiter.resume() }
+        logger.info("delivery engine stopped")
+    }
+
+    /// The event loop: the only place the state machine lives.
+    private func processEvents(_ journal: DeliveryJournal) async {
+        var machine = DeliveryStateMachine(policy: configuration.policy)
+        for await event in events {
+            let now = clock.nowMilliseconds()
+            let actions: [DeliveryStateMachine.Action]
+            switch event {
+            case .accepted(let notification):
+                actions = machine.accepted(notification, now: now)
+            case .sessionOpened(let session, let tokens):
+                actions = machine.sessionOpened(session, tokens: tokens, now: now)
+                publishSessions(of: session.deviceID, machine)
+            case .tokenRegistered(let token, let session):
+                actions = machine.tokenRegistered(token, session: session, now: now)
+            case .tokenUnregistered(let token, _):
+                actions = machine.tokenUnregistered(token, now: now)
+            case .sessionClosed(let session):
+                let deviceID = machine.deviceID(of: session)
+                actions = machine.sessionClosed(session, now: now)
+                if let deviceID { publishSessions(of: deviceID, machine) }
+            case .acknowledged(let id, let session):
+                actions = machine.acknowledged(id, session: session, now: now)
+            case .reported(let report, let session):
+                actions = machine.reported(report, session: session, now: now)
+            case .restored(let notifications):
+                actions = machine.restore(notifications, now: now)
+            case .tick:
+                actions = machine.tick(now: now)
+            case .barrier(let id, let waitForJournal):
+                if !waitForJournal || journal.addBarrier(id) { resumeIdleWaiters([id]) }
+                continue
+            }
+            perform(actions, journal)
+            let counts = DeliveryCounts(pending: machine.pendingCount, outstanding: machine.outstandingCount)
+            snapshot.withLock { $0.counts = counts }
+        }
+    }
+
+    private func perform(_ actions: [DeliveryStateMachine.Action], _ journal: DeliveryJournal) {
+        var changes: [DeliveryChange] = []
+        for action in actions {
+            switch action {
+            case .send(let session, let delivery):
+                session.deliver(delivery)
+            case .refuse(let session, let id, let code, let message):
+                session.refuse(id, code: code, message: message)
+            case .record(let change):
+                changes.append(change)
+            }
+        }
+        journal.append(changes)
+    }
+
+    private func publishSessions(of deviceID: String, _ machine: DeliveryStateMachine) {
+        let count = machine.sessionCount(deviceID: deviceID)
+        snapshot.withLock { $0.sessionsByDevice[deviceID] = count == 0 ? nil : count }
+    }
+
+    /// Queues a tick every `tickInterval` until cancelled.
+    private func tickUntilCancelled() async {
+        while true {
+            do {
+                try await tickClock.sleep(for: configuration.tickInterval)
+            } catch {
+                return
+            }
+            if case .terminated = eventInput.yield(.tick) { return }
+        }
+    }
+
+    /// The journal's writer: one batch at a time until the journal is finished and drained.
+    private func writeJournal(_ journal: DeliveryJournal) async {
+        while let batch = await journal.nextBatch() {
+            await write(batch)
+            resumeIdleWaiters(journal.didWrite(batch.count))
+        }
+    }
+
+    /// Writes one batch, trying again after a failure until it succeeds or the task is cancelled.
+    private func write(_ batch: [DeliveryChange]) async {
+        var delay = configuration.journalRetryDelay
+        var failures = 0
+        while true {
+            do {
+                try await store.record(batch)
+                if failures > 0 {
+                    logger.info("delivery journal write succeeded after failures", metadata: ["delivery.journal.failures": "\(failures)"])
+                }
+                return
+            } catch {
+                failures += 1
+                logger.info(
+                    "delivery journal write failed; trying again",
+                    metadata: [
+                        "delivery.journal.batch": "\(batch.count)", "delivery.journal.failures": "\(failures)", "delivery.error": "\(error)",
+                    ]
+                )
+            }
+            do {
+                try await tickClock.sleep(for: delay)
+            } catch {
+                logger.info("delivery journal gave up a batch: cancelled", metadata: ["delivery.journal.batch": "\(batch.count)"])
+                return
+            }
+            delay = min(delay * 2, configuration.maximumJournalRetryDelay)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import HeraldCore
+import HeraldStore
+
+extension DeliveryStateMachine {
+    /// A notification was committed by the gateway: send it, hold it for a burst, store it, or expire it.
+    mutating func accepted(_ notification: AcceptedNotification, now: Int64) -> [Action] {
+        var actions: [Action] = []
+        let id = notification.id
+        // A provider reused an `apns-id`: the store already replaced the row and traced it; forget the old one.
+        remove(id.key)
+        let owner = owners[notification.token]
+        let deadline = expiryDeadline(of: notification)
+        // Why: `0` means "no storage and a single attempt" (spec §A.2, §A.10).
+        if deadline == nil, owner == nil {
+            actions.append(Self.change(id, .expired, .expired, now, ["reason": .string("expiration-zero-offline")]))
+            return actions
+        }
+        if let deadline, deadline <= now {
+            actions.append(Self.change(id, .expired, .expired, now, ["reason": .string("expiration-past")]))
+            return actions
+        }
+        if let collapseID = notification.collapseID {
+            // Why: "APNs coalesces requests whose value for that key is the same" (spec §A.10).
+            for key in queues[notification.token] ?? [] where entries[key]?.notification.collapseID == collapseID {
+                let detail = TraceDetail.object(["reason": .string("collapse-id"), "by": .string(id.text)])
+                finish(key, .replaced, state: .replaced, now: now, detail: detail, into: &actions)
+            }
+        }
+        let key = insert(notification, deadline: deadline)
+        if let owner {
+            let window = policy.lowPriorityBurstWindow.wholeMilliseconds
+            if notification.priority >= .immediate || deadline == nil || window <= 0 {
+                send(key, on: owner, now: now, into: &actions)
+            } else {
+                // Why: priority 5 and 1 "might get grouped and delivered in bursts" (spec §A.10).
+                hold(key, on: owner, now: now)
+            }
+            return actions
+        }
+        trackDeadline(key)
+        actions.append(Self.change(id, .stored, nil, now, ["reason": .string("device-offline"), "expiresAt": deadline.map { .int($0) }]))
+        limitOfflineStorage(notification.token, newest: id, now: now, into: &actions)
+        return actions
+    }
+
+    /// Keeps at most `policy.offlineSlotsPerApp` notifications waiting for an offline token; the oldest go.
+    private mutating func limitOfflineStorage(_ token: DeviceToken, newest: NotificationID, now: Int64, into actions: inout [Action]) {
+        // Why: "APNs stores only one notification per bundle ID … In most cases, the latest" (spec §A.10).
+        let waiting = (queues[token] ?? []).filter { entries[$0]?.status == .pending }
+        let excess = waiting.count - max(1, policy.offlineSlotsPerApp)
+        guard excess > 0 else { return }
+        for key in waiting.prefix(excess) {
+            let detail = TraceDetail.object(["reason": .string("offline-storage-limit"), "by": .string(newest.text)])
+            finish(key, .replaced, state: .replaced, now: now, detail: detail, into: &actions)
+        }
+    }
+
+    /// The device acknowledged a notification on a session: it is delivered.
+    ///
+    /// An acknowledgement of a notification never sent on the session is refused with `unknown-notification`;
+    /// one of a notification sent there that was replaced, discarded or expired meanwhile is traced only.
+    mutating func acknowledged(_ id: NotificationID, session sessionID: DeviceSessionID, now: Int64) -> [Action] {
+        guard let session = sessions[sessionID]?.session else { return [] }
+        let key = id.key
+        var actions: [Action] = []
+        if let entry = entries[key], entry.sentOn.contains(sessionID) {
+            let detail = TraceDetail.object([
+                "attempt": .int(Int64(entry.attempts)), "session": .string(sessionID.description), "device": .string(session.deviceID),
+            ])
+            finish(key, .acknowledged, state: .delivered, now: now, detail: detail, into: &actions)
+        } else if sessions[sessionID]?.retired.remove(key) != nil {
+            let detail = TraceDetail.object(["session": .string(sessionID.description), "device": .string(session.deviceID), "late": .bool(true)])
+            actions.append(.record(DeliveryChange(notificationID: id, event: .acknowledged, atMilliseconds: now, detailJSON: detail)))
+        } else {
+            let message = "no notification \(id) is waiting for an acknowledgement on this connection"
+            actions.append(.refuse(session, id, code: "unknown-notification", message: message))
+        }
+        return actions
+    }
+
+    /// The device reported what became of a notification: traced as it came, the state does not change.
+    mutating func reported(_ report: DeviceReport, session sessionID: DeviceSessionID, now: Int64) -> [Action] {
+        guard TraceEventKind.deviceReports.contains(report.event) else {
+            guard let session = sessions[sessionID]?.session else { return [] }
+            let message = "\(report.event) is not an event a device reports"
+            return [.refuse(session, report.notificationID, code: "unknown-event", message: message)]
+        }
+        let change = DeliveryChange(notificationID: report.notificationID, event: report.event, atMilliseconds: now, detailJSON: report.detailJSON)
+        return [.record(change)]
+    }
+
+    /// A token was unregistered: nothing is sent to it any more and what waited for it is `discarded`.
+    mutating func tokenUnregistered(_ token: DeviceToken, now: Int64) -> [Action] {
+        owners[token] = nil
+        for id in sessions.keys where sessions[id]?.tokens.contains(token) == true {
+            sessions[id]?.tokens.remove(token)
+        }
+        var actions: [Action] = []
+        for key in queues[token] ?? [] {
+            finish(
+                key,
+                .discarded,
+                state: .discarded,
+                now: now,
+                detail: TraceDetail.object(["reason": .string("token-unregistered")]),
+                into: &actions
+            )
+        }
+        return actions
+    }
+
+    /// Loads the notifications the store still holds as `stored` (at start-up): they wait, oldest first;
+    /// those whose time is up are `expired`.
+    mutating func restore(_ notifications: [StoredNotification], now: Int64) -> [Action] {
+        var actions: [Action] = []
+        var tokens: Set<DeviceToken> = []
+        for stored in notifications.sorted(by: { $0.sequence < $1.sequence }) where stored.state == .stored {
+            let notification = stored.notification
+            // Already here: it was accepted after start-up and its event came first.
+            guard entries[notification.id.key] == nil else { continue }
+            let deadline = expiryDeadline(of: notification)
+            guard let deadline, deadline > now else {
+                let reason = deadline == nil ? "expiration-zero-offline" : "expired"
+                actions.append(Self.change(notification.id, .expired, .expired, now, ["reason": .string(reason)]))
+                continue
+            }
+            let key = insert(notification, deadline: deadline)
+            trackDeadline(key)
+            tokens.insert(notification.token)
+        }
+        deliverPending(for: tokens.sorted { $0.hex < $1.hex }, now: now, into: &actions)
+        return actions
+    }
+
+    /// Time passed: held bursts that are due go out, and waiting notifications whose deadline passed expire.
+    mutating func tick(now: Int64) -> [Action] {
+        var actions: [Action] = []
+        while let first = deadlines.first, first.deadline <= now {
+            deadlines.removeFirst()
+            guard let entry = entries[first.key], entry.order == first.order else { continue }
+            if case .outstanding = entry.status { continue }
+            expire(first.key, now: now, into: &actions)
+        }
+        flushDueBursts(now: now, into: &actions)
+        // Stale items (sent, delivered or replaced since) are skipped lazily; rebuild when they dominate.
+        if deadlines.count > 2 * pendingCount + 1024 {
+            deadlines = DeadlineQueue(
+                entries.values.compactMap { entry in
+                    if case .outstanding = entry.status { return nil }
+                    return entry.deadline.map { DeadlineQueue.Item(deadline: $0, order: entry.order, key: entry.notification.id.key) }
+                }
+            )
+        }
+        return actions
+    }
+
+    /// When a notification expires, in milliseconds: its `apns-expiration`, or the default storage time after
+    /// it was accepted when it has none; `nil` for `apns-expiration: 0` (never stored).
+    func expiryDeadline(of notification: AcceptedNotification) -> Int64? {
+        switch notification.expiration {
+        case 0:
+            return nil
+        case let seconds?:
+            let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+            return overflow ? Int64.max : milliseconds
+        case nil:
+            // Why: without `apns-expiration` Apple stores "for 30 days or less" (spec §A.10).
+            return notification.acceptedAtMilliseconds + policy.defaultStorage.wholeMilliseconds
+        }
+    }
+
+    static func change(
+        _ id: NotificationID,
+        _ event: TraceEventKind,
+        _ state: NotificationState?,
+        _ now: Int64,
+        _ fields: KeyValuePairs<String, TraceDetail.Value?>
+    ) -> Action {
+        .record(DeliveryChange(notificationID: id, event: event, newState: state, atMilliseconds: now, detailJSON: TraceDetail.object(fields)))
+    }
+}

@@ -1,0 +1,187 @@
+import HeraldCore
+import HeraldStore
+
+/// The pure logic of store-and-forward delivery (docs/delivery.md): which notification goes to which
+/// session, when, and what each step records.
+///
+/// A value type in the SwiftNIO style: each input takes the current time in milliseconds and returns the
+/// actions the caller must perform (send a frame, refuse an acknowledgement, record a change). It does no
+/// I/O and reads no clock, so every rule is tested with explicit times.
+///
+/// Memory holds only notifications that still wait for something (pending, held for a burst, or sent and
+/// not yet acknowledged); a notification leaves memory when it reaches a final state.
+struct DeliveryStateMachine {
+    /// What the owner must do after an input, in order.
+    enum Action {
+        /// Send a `notification` frame on the session.
+        case send(any DeviceSession, NotificationDelivery)
+        /// Send an `error` frame about a notification on the session.
+        case refuse(any DeviceSession, NotificationID, code: String, message: String)
+        /// Write this change through the journal.
+        case record(DeliveryChange)
+    }
+
+    /// Where a notification in memory is.
+    enum Status: Hashable {
+        /// Waiting for a session that holds its token.
+        case pending
+        /// A low-priority notification waiting on this session for its burst.
+        case held(DeviceSessionID)
+        /// Sent on this session and not yet acknowledged.
+        case outstanding(DeviceSessionID)
+    }
+
+    /// A notification in memory.
+    struct Entry {
+        var notification: AcceptedNotification
+        /// Arrival order: smaller is older (restored notifications keep the store's order).
+        let order: UInt64
+        /// When it expires, in milliseconds; `nil` for `apns-expiration: 0`, which is never stored.
+        let deadline: Int64?
+        /// How often it was sent.
+        var attempts = 0
+        var status = Status.pending
+        /// Open sessions it was sent on: an acknowledgement from any of them counts.
+        var sentOn: [DeviceSessionID] = []
+    }
+
+    /// An open device-link session.
+    struct Session {
+        let session: any DeviceSession
+        /// The tokens the session holds (it may not own each: a newer session of the device may).
+        var tokens: Set<DeviceToken>
+        /// Keys of low-priority notifications held for the next burst, oldest first.
+        var held: [String] = []
+        /// When the held notifications go out.
+        var burstDueAt: Int64?
+        /// Keys of notifications sent here that reached a final state meanwhile (replaced, discarded,
+        /// expired): a late acknowledgement of one is traced, not refused.
+        var retired: Set<String> = []
+    }
+
+    let policy: DeliveryPolicy
+    /// Every notification in memory, by the key form of its `apns-id`.
+    var entries: [String: Entry] = [:]
+    /// Keys of the notifications in memory for each token, oldest first.
+    var queues: [DeviceToken: [String]] = [:]
+    var sessions: [DeviceSessionID: Session] = [:]
+    /// Open sessions by device id, oldest first.
+    var deviceSessions: [String: [DeviceSessionID]] = [:]
+    /// The session each online token is delivered on: the newest open session holding it.
+    var owners: [DeviceToken: DeviceSessionID] = [:]
+    /// Sessions with held notifications.
+    var sessionsWithBursts: Set<DeviceSessionID> = []
+    /// Deadlines of pending and held notifications (stale items are skipped when they come up).
+    var deadlines = DeadlineQueue()
+    var nextOrder: UInt64 = 0
+    /// Notifications not yet sent (pending or held).
+    private(set) var pendingCount = 0
+    /// Notifications sent and not yet acknowledged.
+    private(set) var outstandingCount = 0
+
+    init(policy: DeliveryPolicy) {
+        self.policy = policy
+    }
+
+    /// Whether a session holds the token (the token is "online").
+    func isOnline(_ token: DeviceToken) -> Bool { owners[token] != nil }
+
+    /// The number of open sessions of a device.
+    func sessionCount(deviceID: String) -> Int { deviceSessions[deviceID]?.count ?? 0 }
+
+    /// The device id of an open session.
+    func deviceID(of id: DeviceSessionID) -> String? { sessions[id]?.session.deviceID }
+
+    // MARK: - Bookkeeping shared by the inputs
+
+    /// Adds a notification as pending (its deadline is tracked only once it stays pending: ``trackDeadline(_:)``).
+    mutating func insert(_ notification: AcceptedNotification, deadline: Int64?) -> String {
+        let key = notification.id.key
+        nextOrder += 1
+        entries[key] = Entry(notification: notification, order: nextOrder, deadline: deadline)
+        queues[notification.token, default: []].append(key)
+        pendingCount += 1
+        return key
+    }
+
+    /// Removes a notification from memory, wherever it is.
+    @discardableResult
+    mutating func remove(_ key: String) -> Entry? {
+        guard let entry = entries.removeValue(forKey: key) else { return nil }
+        let token = entry.notification.token
+        if let index = queues[token]?.firstIndex(of: key) {
+            queues[token]?.remove(at: index)
+            if queues[token]?.isEmpty == true { queues[token] = nil }
+        }
+        switch entry.status {
+        case .pending:
+            pendingCount -= 1
+        case .held(let id):
+            pendingCount -= 1
+            if let index = sessions[id]?.held.firstIndex(of: key) { sessions[id]?.held.remove(at: index) }
+        case .outstanding:
+            outstandingCount -= 1
+        }
+        return entry
+    }
+
+    /// Moves a notification to a new status, keeping the counts and the deadline queue right.
+    mutating func setStatus(_ key: String, _ status: Status) {
+        guard let old = entries[key]?.status else { return }
+        if case .outstanding = old { outstandingCount -= 1 } else { pendingCount -= 1 }
+        if case .outstanding = status { outstandingCount += 1 } else { pendingCount += 1 }
+        entries[key]?.status = status
+        if case .outstanding = status { return }
+        trackDeadline(key)
+    }
+
+    /// Puts a waiting notification's deadline in the queue that ``tick(now:)`` reads.
+    mutating func trackDeadline(_ key: String) {
+        guard let entry = entries[key], let deadline = entry.deadline else { return }
+        deadlines.push(DeadlineQueue.Item(deadline: deadline, order: entry.order, key: key))
+    }
+
+    /// Ends a notification's life in memory with a final change (or a trace event for `delivered`).
+    mutating func finish(
+        _ key: String,
+        _ event: TraceEventKind,
+        state: NotificationState,
+        now: Int64,
+        detail: String,
+        into actions: inout [Action]
+    ) {
+        guard let entry = remove(key) else { return }
+        if state != .delivered {
+            for id in entry.sentOn { sessions[id]?.retired.insert(key) }
+        }
+        actions.append(
+            .record(DeliveryChange(notificationID: entry.notification.id, event: event, newState: state, atMilliseconds: now, detailJSON: detail))
+        )
+    }
+
+    /// Sends a notification on a session (attempt + 1) and traces `sent`.
+    mutating func send(_ key: String, on id: DeviceSessionID, now: Int64, into actions: inout [Action]) {
+        guard let session = sessions[id]?.session, var entry = entries[key] else { return }
+        entry.attempts += 1
+        entry.sentOn = entry.sentOn.filter { sessions[$0] != nil && $0 != id } + [id]
+        entries[key] = entry
+        setStatus(key, .outstanding(id))
+        actions.append(.send(session, NotificationDelivery(notification: entry.notification, attempt: entry.attempts)))
+        let detail = TraceDetail.object([
+            "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
+        ])
+        actions.append(.record(DeliveryChange(notificationID: entry.notification.id, event: .sent, atMilliseconds: now, detailJSON: detail)))
+    }
+
+    /// Whether a stored notification's time is up: its deadline passed, or it is `apns-expiration: 0`.
+    static func isExpired(_ entry: Entry, now: Int64) -> Bool {
+        guard let deadline = entry.deadline else { return true }
+        return deadline <= now
+    }
+
+    /// The `expired` change for a notification that could not be sent in time.
+    mutating func expire(_ key: String, now: Int64, into actions: inout [Action]) {
+        let reason = entries[key]?.deadline == nil ? "expiration-zero-offline" : "expired"
+        finish(key, .expired, state: .expired, now: now, detail: TraceDetail.object(["reason": .string(reason)]), into: &actions)
+    }
+}

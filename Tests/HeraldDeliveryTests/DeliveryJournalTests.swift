@@ -1,0 +1,119 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import ServiceLifecycle
+import Testing
+
+@testable import HeraldDelivery
+
+@Suite("Delivery engine journal: group commit, retries, shutdown")
+struct DeliveryJournalTests {
+    @Test("Many events while a write is in flight go out in few writes of at most maximumJournalBatch, in order")
+    func groupCommit() async throws {
+        let store = InMemoryDeliveryStore()
+        await store.holdNextWrite()
+        let notifications = (0..<100).map { _ in makeNotification(token: DeviceToken.random()) }
+        var configuration = DeliveryEngine.Configuration.forTests
+        configuration.maximumJournalBatch = 40
+        try await withRunningEngine(store: store, configuration: configuration) { engine in
+            engine.accepted(notifications[0])
+            await store.waitUntilWriteIsHeld()
+            for notification in notifications.dropFirst() { engine.accepted(notification) }
+            await engine.waitUntilProcessed()
+            #expect(engine.counts.pending == 100)
+            await store.releaseWrite()
+            await engine.waitUntilIdle()
+            let batches = await store.batches
+            #expect(batches.map(\.count) == [1, 40, 40, 19])
+            #expect(batches.flatMap { $0 }.map(\.notificationID) == notifications.map(\.id))
+            #expect(await store.attempts == 4)
+        }
+    }
+
+    @Test("A failed write is retried until it succeeds; nothing is lost or duplicated")
+    func failedWriteIsRetried() async throws {
+        let store = InMemoryDeliveryStore()
+        await store.failNext(3)
+        let token = DeviceToken.random()
+        try await withRunningEngine(store: store) { engine in
+            let session = RecordingSession()
+            engine.sessionOpened(session, tokens: [token])
+            let notification = makeNotification(token: token)
+            engine.accepted(notification)
+            await engine.waitUntilIdle()
+            // Sending did not wait for the failing write.
+            #expect(session.deliveredIDs == [notification.id])
+            #expect(await store.attempts == 4)
+            #expect(await store.changes.kinds == [.sent])
+        }
+    }
+
+    @Test("Graceful shutdown processes queued events and flushes the journal before run() returns")
+    func shutdownFlushes() async throws {
+        let store = InMemoryDeliveryStore()
+        await store.holdNextWrite()
+        let configuration = DeliveryEngine.Configuration.forTests
+        let engine = DeliveryEngine(
+            store: store,
+            configuration: configuration,
+            clock: ManualWallClock(milliseconds: t0),
+            logger: Logger(label: "test")
+        )
+        let group = ServiceGroup(services: [engine], logger: Logger(label: "test.group"))
+        let notifications = (0..<10).map { _ in makeNotification(token: DeviceToken.random()) }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            engine.accepted(notifications[0])
+            await store.waitUntilWriteIsHeld()
+            for notification in notifications.dropFirst() { engine.accepted(notification) }
+            await group.triggerGracefulShutdown()
+            await store.releaseWrite()
+            try await tasks.waitForAll()
+        }
+        #expect(await store.changes.map(\.notificationID) == notifications.map(\.id))
+        // After run() ended, waiting returns at once.
+        await engine.waitUntilIdle()
+    }
+
+    @Test("waitUntilIdle during shutdown returns once run() has flushed the journal")
+    func waitDuringShutdown() async throws {
+        let store = InMemoryDeliveryStore()
+        await store.holdNextWrite()
+        let configuration = DeliveryEngine.Configuration.forTests
+        let engine = DeliveryEngine(
+            store: store,
+            configuration: configuration,
+            clock: ManualWallClock(milliseconds: t0),
+            logger: Logger(label: "test")
+        )
+        let group = ServiceGroup(services: [engine], logger: Logger(label: "test.group"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            engine.accepted(makeNotification(token: DeviceToken.random()))
+            await store.waitUntilWriteIsHeld()
+            engine.accepted(makeNotification(token: DeviceToken.random()))
+            await group.triggerGracefulShutdown()
+            tasks.addTask {
+                await engine.waitUntilIdle()
+                #expect(await store.changes.count == 2)
+            }
+            await store.releaseWrite()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test("Journal state: batches are bounded and barriers resolve when their changes are written")
+    func journalState() async {
+        let journal = DeliveryJournal(maximumBatch: 2)
+        #expect(journal.addBarrier(1))
+        let change = DeliveryChange(notificationID: .random(), event: .sent, atMilliseconds: t0)
+        journal.append([change, change, change])
+        #expect(!journal.addBarrier(2))
+        #expect(await journal.nextBatch()?.count == 2)
+        #expect(journal.didWrite(2).isEmpty)
+        #expect(await journal.nextBatch()?.count == 1)
+        #expect(journal.didWrite(1) == [2])
+        journal.finish()
+        #expect(await journal.nextBatch() == nil)
+    }
+}
