@@ -93,7 +93,7 @@ struct InspectionAPITests {
     @Test("each documented path answers 200 with a body that fits its documented schema")
     func responsesFitTheDocument() async throws {
         let document = try OpenAPIDocument.load()
-        try await LinkServerFixture.with(inspection: true) { fixture in
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
             let scenario = try await makeScenario(fixture)
             let parameters = ["{id}": scenario.phone.device.id, "{apnsID}": scenario.notification.id.text]
             for path in InspectionAPI.paths {
@@ -110,9 +110,10 @@ struct InspectionAPITests {
 
     @Test("devices list their tokens, oldest first, and whether they are connected")
     func devices() async throws {
-        try await LinkServerFixture.with(inspection: true) { fixture in
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
             let scenario = try await makeScenario(fixture)
             let client = try await fixture.connect(as: scenario.phone)
+            await fixture.engine.waitUntilIdle()
             let list = try #require(try await get(fixture, "/api/v1/devices").object)
             let devices = try #require(list["devices"] as? [[String: Any]])
             #expect(devices.map { $0["id"] as? String } == [scenario.phone.device.id, scenario.tablet.device.id])
@@ -132,7 +133,7 @@ struct InspectionAPITests {
 
     @Test("a notification comes with its payload as sent and its trace; lists filter by device and token")
     func notifications() async throws {
-        try await LinkServerFixture.with(inspection: true) { fixture in
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
             let scenario = try await makeScenario(fixture)
             let response = try await get(fixture, "/api/v1/notifications/\(scenario.notification.id.text.uppercased())")
             let body = String(decoding: response.body, as: UTF8.self)
@@ -176,7 +177,7 @@ struct InspectionAPITests {
     )
     func errors(path: String, documentedPath: String, status: Int) async throws {
         let document = try OpenAPIDocument.load()
-        try await LinkServerFixture.with(inspection: true) { fixture in
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
             let response = try await get(fixture, path)
             #expect(response.status == status)
             #expect(document.statuses(path: documentedPath).contains(status))
@@ -188,7 +189,7 @@ struct InspectionAPITests {
 
     @Test("unknown paths are 404, other methods 405, and /device-link without an upgrade 426, all as JSON")
     func otherRequests() async throws {
-        try await LinkServerFixture.with(inspection: true) { fixture in
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
             let unknown = try await get(fixture, "/api/v1/nothing")
             #expect(unknown.status == 404)
             #expect(unknown.object?["error"] is String)

@@ -13,14 +13,14 @@ import Testing
 /// A live web port on an ephemeral port with a real ``SQLiteStore`` in a temporary folder (or another
 /// registry a test passes) and an engine (tier 3).
 ///
-/// The engine is not run: tests read its inputs (``engineInput(where:)``) to see exactly what the link told
-/// it, and drive the ``DeviceSession`` it was given.
+/// By default the engine is not run: tests read its inputs (``engineInput(where:)``) to see exactly what the
+/// link told it, and drive the ``DeviceSession`` it was given. With `runsEngine` it runs in the same
+/// `ServiceGroup` (end-to-end tests); its inputs are then its own.
 final class LinkServerFixture: Sendable {
     let server: DeviceLinkServer
     let engine: DeliveryEngine
     let registry: any DeviceRegistry
     let store: SQLiteStore
-    let presence: DevicePresence
     let clock: ManualWallClock
     let port: Int
     let clientGroup: MultiThreadedEventLoopGroup
@@ -32,7 +32,6 @@ final class LinkServerFixture: Sendable {
         engine: DeliveryEngine,
         registry: any DeviceRegistry,
         store: SQLiteStore,
-        presence: DevicePresence,
         clock: ManualWallClock,
         port: Int,
         serviceGroup: ServiceGroup,
@@ -42,7 +41,6 @@ final class LinkServerFixture: Sendable {
         self.engine = engine
         self.registry = registry
         self.store = store
-        self.presence = presence
         self.clock = clock
         self.port = port
         self.serviceGroup = serviceGroup
@@ -55,9 +53,10 @@ final class LinkServerFixture: Sendable {
         configuration: DeviceLinkServer.Configuration = .init(),
         registry: (any DeviceRegistry)? = nil,
         inspection: Bool = false,
+        runsEngine: Bool = false,
         _ body: (LinkServerFixture) async throws -> T
     ) async throws -> T {
-        let fixture = try await start(configuration: configuration, registry: registry, inspection: inspection)
+        let fixture = try await start(configuration: configuration, registry: registry, inspection: inspection, runsEngine: runsEngine)
         do {
             let result = try await body(fixture)
             await fixture.stop()
@@ -71,7 +70,8 @@ final class LinkServerFixture: Sendable {
     private static func start(
         configuration: DeviceLinkServer.Configuration,
         registry: (any DeviceRegistry)?,
-        inspection: Bool
+        inspection: Bool,
+        runsEngine: Bool
     ) async throws -> LinkServerFixture {
         let clock = ManualWallClock(milliseconds: 1_700_000_000_000)
         var logger = Logger(label: "test.device-link")
@@ -79,9 +79,10 @@ final class LinkServerFixture: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-link-\(UUID().uuidString)").path
         let store = try SQLiteStore(configuration: .init(dataDirectory: directory), clock: clock, logger: logger)
         let registry = registry ?? store
-        let engine = DeliveryEngine(store: store, clock: clock, logger: logger)
-        let presence = DevicePresence()
-        let responders: [any WebResponder] = inspection ? [InspectionAPI(store: store, presence: presence)] : []
+        var engineConfiguration = DeliveryEngine.Configuration()
+        engineConfiguration.policy.lowPriorityBurstWindow = .zero
+        let engine = DeliveryEngine(store: store, configuration: engineConfiguration, clock: clock, logger: logger)
+        let responders: [any WebResponder] = inspection ? [InspectionAPI(store: store, engine: engine)] : []
         var configuration = configuration
         configuration.port = 0
         configuration.eventLoopThreads = 1
@@ -89,12 +90,14 @@ final class LinkServerFixture: Sendable {
             configuration: configuration,
             registry: registry,
             engine: engine,
-            presence: presence,
             responders: responders,
             clock: clock,
             logger: logger
         )
-        let serviceGroup = ServiceGroup(services: [server], logger: logger)
+        // The engine first, so that it stops after the server (a group stops services in reverse order).
+        if runsEngine { try await engine.restore() }
+        let services: [any Service] = runsEngine ? [engine, server] : [server]
+        let serviceGroup = ServiceGroup(services: services, logger: logger)
         let runTask = Task { try await serviceGroup.run() }
         try await server.waitUntilReady()
         let port = try #require(await server.port)
@@ -103,7 +106,6 @@ final class LinkServerFixture: Sendable {
             engine: engine,
             registry: registry,
             store: store,
-            presence: presence,
             clock: clock,
             port: port,
             serviceGroup: serviceGroup,
