@@ -9,7 +9,7 @@ import NIOWebSocket
 /// It turns frames into state-machine inputs and performs the actions that come out: writing frames,
 /// store requests (run by the server's ``ServerWorkQueue``, their results fed back on this event loop),
 /// and the engine's inputs. It is also the engine's ``DeviceSession`` through ``DeviceLinkSession``.
-/// An idle connection holds no task and no timer: only this handler, its channel, and the codec.
+/// An authenticated idle connection holds no task and no timer: only this handler, its channel, and the codec.
 final class DeviceLinkConnection: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
