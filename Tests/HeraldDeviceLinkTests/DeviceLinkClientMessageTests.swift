@@ -90,6 +90,7 @@ struct DeviceLinkClientMessageTests {
             "{\"type\":\"hello\",\"device\":\"d\"}",
             "{\"type\":\"hello\",\"device\":\"d\",\"secret\":\"s\",\"enrol\":\"n\"}",
             "{\"type\":\"hello\",\"enrol\":\"\"}",
+            "{\"type\":\"hello\",\"enrol\":\"tab\\there\"}",
             "{\"type\":\"hello\",\"device\":1,\"secret\":\"s\"}",
             "{\"type\":\"register\"}",
             "{\"type\":\"register\",\"bundleID\":5}",

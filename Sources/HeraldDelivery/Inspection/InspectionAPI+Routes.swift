@@ -18,7 +18,7 @@ extension InspectionAPI {
             InspectionJSON.write(
                 device,
                 tokens: try await store.tokens(deviceID: device.id),
-                online: presence.isOnline(deviceID: device.id),
+                online: engine.isOnline(deviceID: device.id),
                 into: &writer
             )
         }
@@ -30,7 +30,7 @@ extension InspectionAPI {
     func device(id: String) async throws -> WebResponse {
         guard let device = try await store.device(id: id) else { throw InspectionError.notFound("no device \(id)") }
         var writer = JSONTextWriter()
-        InspectionJSON.write(device, tokens: try await store.tokens(deviceID: id), online: presence.isOnline(deviceID: id), into: &writer)
+        InspectionJSON.write(device, tokens: try await store.tokens(deviceID: id), online: engine.isOnline(deviceID: id), into: &writer)
         return .json(writer.bytes)
     }
 

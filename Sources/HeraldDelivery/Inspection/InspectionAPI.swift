@@ -14,12 +14,12 @@ public struct InspectionAPI: WebResponder {
     public static var paths: [String] { routes.map(\.path) }
 
     let store: any NotificationStore
-    let presence: DevicePresence
+    let engine: DeliveryEngine
 
-    /// An API reading `store`, with devices' `online` from `presence` (the one the ``DeviceLinkServer`` updates).
-    public init(store: any NotificationStore, presence: DevicePresence) {
+    /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session).
+    public init(store: any NotificationStore, engine: DeliveryEngine) {
         self.store = store
-        self.presence = presence
+        self.engine = engine
     }
 
     public func respond(to request: WebRequest) async -> WebResponse? {

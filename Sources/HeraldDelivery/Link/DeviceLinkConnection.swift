@@ -9,7 +9,7 @@ import NIOWebSocket
 /// It turns frames into state-machine inputs and performs the actions that come out: writing frames,
 /// store requests (run by the server's ``ServerWorkQueue``, their results fed back on this event loop),
 /// and the engine's inputs. It is also the engine's ``DeviceSession`` through ``DeviceLinkSession``.
-/// An idle connection holds no task and no timer: only this handler, its channel, and the codec.
+/// An authenticated idle connection holds no task and no timer: only this handler, its channel, and the codec.
 final class DeviceLinkConnection: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -117,7 +117,6 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             case .closeSession:
                 if let session {
                     services.engine.sessionClosed(session.id)
-                    services.presence.disconnected(session.deviceID)
                     self.session = nil
                 }
             }
@@ -131,10 +130,10 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         helloDeadline = nil
         let session = DeviceLinkSession(id: .next(), deviceID: deviceID, channel: context.channel)
         self.session = session
-        services.presence.connected(deviceID)
-        // The welcome must be on the wire before the engine's first notification.
-        context.flush()
+        // The welcome is already written to the pipeline, so the engine's first notification (which hops to this
+        // event loop) follows it; the engine hears of the session before the device can read its welcome.
         services.engine.sessionOpened(session, tokens: tokens)
+        context.flush()
     }
 
     private func startStoreRequest(

@@ -32,15 +32,13 @@ public actor DeviceLinkServer: Service {
     ///
     /// - Parameters:
     ///   - registry: Devices, secrets and app tokens (the ``NotificationStore`` in `herald serve`).
-    ///   - engine: Told of each session, token, acknowledgement and report.
-    ///   - presence: Updated as devices connect and disconnect; share it with the ``InspectionAPI``.
+    ///   - engine: Told of each session, token, acknowledgement and report; it also knows which devices are online.
     ///   - responders: Asked in order for every HTTP request other than the WebSocket upgrade.
     ///   - clock: The time of unregistrations.
     public init(
         configuration: Configuration,
         registry: any DeviceRegistry,
         engine: DeliveryEngine,
-        presence: DevicePresence = DevicePresence(),
         responders: [any WebResponder] = [],
         clock: any WallClock = SystemWallClock(),
         logger: Logger
@@ -49,7 +47,6 @@ public actor DeviceLinkServer: Service {
         self.services = DeviceLinkServices(
             registry: registry,
             engine: engine,
-            presence: presence,
             responders: responders,
             work: ServerWorkQueue(),
             clock: clock,

@@ -8,7 +8,6 @@ import NIOCore
 final class DeviceLinkServices: Sendable {
     let registry: any DeviceRegistry
     let engine: DeliveryEngine
-    let presence: DevicePresence
     let responders: [any WebResponder]
     let work: ServerWorkQueue
     let clock: any WallClock
@@ -18,7 +17,6 @@ final class DeviceLinkServices: Sendable {
     init(
         registry: any DeviceRegistry,
         engine: DeliveryEngine,
-        presence: DevicePresence,
         responders: [any WebResponder],
         work: ServerWorkQueue,
         clock: any WallClock,
@@ -27,7 +25,6 @@ final class DeviceLinkServices: Sendable {
     ) {
         self.registry = registry
         self.engine = engine
-        self.presence = presence
         self.responders = responders
         self.work = work
         self.clock = clock

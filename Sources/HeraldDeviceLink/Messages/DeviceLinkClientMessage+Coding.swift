@@ -1,7 +1,7 @@
 import HeraldCore
 
 extension DeviceLinkClientMessage {
-    /// The longest enrolment name accepted, in UTF-8 bytes.
+    /// The longest enrolment name accepted, in UTF-8 bytes (control characters are refused too).
     public static let maximumNameLength = 200
 
     /// Reads a frame a device sent.
@@ -70,8 +70,10 @@ extension DeviceLinkClientMessage {
         let secret = try reader.optionalString("secret", context: context)
         switch (enrol, device, secret) {
         case (let name?, nil, nil):
-            guard !name.isEmpty, name.utf8.count <= maximumNameLength else {
-                throw context.with(message: "\"enrol\" must be a name of 1 to \(maximumNameLength) bytes")
+            guard !name.isEmpty, name.utf8.count <= maximumNameLength,
+                !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw context.with(message: "\"enrol\" must be a name of 1 to \(maximumNameLength) bytes without control characters")
             }
             return .enrol(name: name)
         case (nil, let device?, let secret?):

@@ -10,15 +10,17 @@ import Testing
 
 @testable import HeraldDelivery
 
-/// A live web port on an ephemeral port with a device registry and an engine (tier 3).
+/// A live web port on an ephemeral port with a real ``SQLiteStore`` in a temporary folder (or another
+/// registry a test passes) and an engine (tier 3).
 ///
-/// The engine is not run: tests read its inputs (``engineInput(where:)``) to see exactly what the link told
-/// it, and drive the ``DeviceSession`` it was given.
+/// By default the engine is not run: tests read its inputs (``engineInput(where:)``) to see exactly what the
+/// link told it, and drive the ``DeviceSession`` it was given. With `runsEngine` it runs in the same
+/// `ServiceGroup` (end-to-end tests); its inputs are then its own.
 final class LinkServerFixture: Sendable {
     let server: DeviceLinkServer
     let engine: DeliveryEngine
     let registry: any DeviceRegistry
-    let presence: DevicePresence
+    let store: SQLiteStore
     let clock: ManualWallClock
     let port: Int
     let clientGroup: MultiThreadedEventLoopGroup
@@ -29,7 +31,7 @@ final class LinkServerFixture: Sendable {
         server: DeviceLinkServer,
         engine: DeliveryEngine,
         registry: any DeviceRegistry,
-        presence: DevicePresence,
+        store: SQLiteStore,
         clock: ManualWallClock,
         port: Int,
         serviceGroup: ServiceGroup,
@@ -38,7 +40,7 @@ final class LinkServerFixture: Sendable {
         self.server = server
         self.engine = engine
         self.registry = registry
-        self.presence = presence
+        self.store = store
         self.clock = clock
         self.port = port
         self.serviceGroup = serviceGroup
@@ -46,15 +48,15 @@ final class LinkServerFixture: Sendable {
         self.clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
-    /// Starts a server, runs `body`, and always stops it.
+    /// Starts a server (serving the inspection API when `inspection`), runs `body`, and always stops it.
     static func with<T>(
         configuration: DeviceLinkServer.Configuration = .init(),
         registry: (any DeviceRegistry)? = nil,
-        presence: DevicePresence = DevicePresence(),
-        responders: [any WebResponder] = [],
+        inspection: Bool = false,
+        runsEngine: Bool = false,
         _ body: (LinkServerFixture) async throws -> T
     ) async throws -> T {
-        let fixture = try await start(configuration: configuration, registry: registry, presence: presence, responders: responders)
+        let fixture = try await start(configuration: configuration, registry: registry, inspection: inspection, runsEngine: runsEngine)
         do {
             let result = try await body(fixture)
             await fixture.stop()
@@ -68,14 +70,19 @@ final class LinkServerFixture: Sendable {
     private static func start(
         configuration: DeviceLinkServer.Configuration,
         registry: (any DeviceRegistry)?,
-        presence: DevicePresence,
-        responders: [any WebResponder]
+        inspection: Bool,
+        runsEngine: Bool
     ) async throws -> LinkServerFixture {
         let clock = ManualWallClock(milliseconds: 1_700_000_000_000)
-        let registry = registry ?? LinkTestRegistry(clock: clock)
         var logger = Logger(label: "test.device-link")
         logger.logLevel = .warning
-        let engine = DeliveryEngine(store: LinkTestDeliveryStore(), clock: clock, logger: logger)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-link-\(UUID().uuidString)").path
+        let store = try SQLiteStore(configuration: .init(dataDirectory: directory), clock: clock, logger: logger)
+        let registry = registry ?? store
+        var engineConfiguration = DeliveryEngine.Configuration()
+        engineConfiguration.policy.lowPriorityBurstWindow = .zero
+        let engine = DeliveryEngine(store: store, configuration: engineConfiguration, clock: clock, logger: logger)
+        let responders: [any WebResponder] = inspection ? [InspectionAPI(store: store, engine: engine)] : []
         var configuration = configuration
         configuration.port = 0
         configuration.eventLoopThreads = 1
@@ -83,12 +90,14 @@ final class LinkServerFixture: Sendable {
             configuration: configuration,
             registry: registry,
             engine: engine,
-            presence: presence,
             responders: responders,
             clock: clock,
             logger: logger
         )
-        let serviceGroup = ServiceGroup(services: [server], logger: logger)
+        // The engine first, so that it stops after the server (a group stops services in reverse order).
+        if runsEngine { try await engine.restore() }
+        let services: [any Service] = runsEngine ? [engine, server] : [server]
+        let serviceGroup = ServiceGroup(services: services, logger: logger)
         let runTask = Task { try await serviceGroup.run() }
         try await server.waitUntilReady()
         let port = try #require(await server.port)
@@ -96,7 +105,7 @@ final class LinkServerFixture: Sendable {
             server: server,
             engine: engine,
             registry: registry,
-            presence: presence,
+            store: store,
             clock: clock,
             port: port,
             serviceGroup: serviceGroup,
@@ -108,6 +117,8 @@ final class LinkServerFixture: Sendable {
     func stop() async {
         await stopServer()
         try? await clientGroup.shutdownGracefully()
+        await store.shutdown()
+        try? FileManager.default.removeItem(atPath: store.configuration.dataDirectory)
     }
 
     /// Shuts the server down gracefully and waits for it, leaving clients' event loop running.

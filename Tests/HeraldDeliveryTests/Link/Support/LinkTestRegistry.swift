@@ -2,7 +2,8 @@ import Foundation
 import HeraldCore
 import HeraldStore
 
-/// An in-memory ``DeviceRegistry`` for device-link tests (a test double; the product uses ``SQLiteStore``).
+/// An in-memory ``DeviceRegistry`` that can be told to fail, for the test of how the link reports store
+/// failures (a test double; the other tests and the product use ``SQLiteStore``).
 actor LinkTestRegistry: DeviceRegistry {
     private var deviceRecords: [DeviceRecord] = []
     private var secrets: [String: String] = [:]
@@ -83,10 +84,4 @@ actor LinkTestRegistry: DeviceRegistry {
     private func check() throws {
         if let failure { throw failure }
     }
-}
-
-/// A ``DeliveryStore`` that holds nothing, for an engine that is never run.
-struct LinkTestDeliveryStore: DeliveryStore {
-    func pendingNotifications() async throws -> [StoredNotification] { [] }
-    func record(_ changes: [DeliveryChange]) async throws {}
 }

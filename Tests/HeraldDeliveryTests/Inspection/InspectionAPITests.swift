@@ -1,0 +1,206 @@
+import Foundation
+import HeraldCore
+import HeraldDeviceLink
+import HeraldStore
+import Testing
+
+@testable import HeraldDelivery
+
+@Suite("Inspection API: live over HTTP/1.1, checked against docs/inspection-api.json")
+struct InspectionAPITests {
+    static let app = "com.example.app"
+
+    /// What the store holds for the tests: two devices, tokens (one unregistered), a notification with a trace.
+    struct Scenario {
+        var phone: DeviceCredentials
+        var tablet: DeviceCredentials
+        var token: DeviceToken
+        var oldToken: DeviceToken
+        var notification: AcceptedNotification
+        var payload: String
+    }
+
+    private func makeScenario(_ fixture: LinkServerFixture) async throws -> Scenario {
+        let store = fixture.store
+        let phone = try await store.addDevice(name: "phone")
+        fixture.clock.advance(seconds: 1)
+        let tablet = try await store.addDevice(name: "tablet")
+        let old = try await store.registerAppToken(deviceID: phone.device.id, bundleID: "com.example.old", environment: .production)
+        try await store.unregister(old.token.token, atMilliseconds: fixture.clock.nowMilliseconds())
+        fixture.clock.advance(seconds: 1)
+        let current = try await store.registerAppToken(deviceID: phone.device.id, bundleID: Self.app, environment: .sandbox)
+        let payload = #"{"aps" : {"alert":"Hello"}, "n": 1.50}"#
+        let notification = AcceptedNotification(
+            id: .random(),
+            token: current.token.token,
+            topic: Self.app,
+            bundleID: Self.app,
+            environment: .sandbox,
+            pushType: .alert,
+            priority: .immediate,
+            expiration: nil,
+            collapseID: "c1",
+            payload: Array(payload.utf8),
+            acceptedAtMilliseconds: fixture.clock.nowMilliseconds()
+        )
+        try await store.accept(notification)
+        try await store.record([
+            DeliveryChange(
+                notificationID: notification.id,
+                event: .sent,
+                atMilliseconds: fixture.clock.nowMilliseconds(),
+                detailJSON: #"{"attempt":1}"#
+            )
+        ])
+        return Scenario(
+            phone: phone,
+            tablet: tablet,
+            token: current.token.token,
+            oldToken: old.token.token,
+            notification: notification,
+            payload: payload
+        )
+    }
+
+    private func get(_ fixture: LinkServerFixture, _ path: String, method: String = "GET") async throws -> InspectionHTTPResponse {
+        try await InspectionHTTP.request(port: fixture.port, path: path, method: method)
+    }
+
+    @Test("every documented path is served, and every served route is documented, as GET only")
+    func documentMatchesRoutes() throws {
+        let document = try OpenAPIDocument.load()
+        #expect(document.root["openapi"] as? String == "3.1.0")
+        #expect(Set(document.operations.keys) == Set(InspectionAPI.paths))
+        for (path, methods) in document.operations {
+            #expect(methods == ["get"], "\(path)")
+            #expect(document.statuses(path: path).contains(200), "\(path)")
+        }
+    }
+
+    @Test("the schema check finds a missing member, a wrong type and a bad enum value")
+    func schemaCheckIsNotVacuous() throws {
+        let document = try OpenAPIDocument.load()
+        let schema = try document.responseSchema(path: "/api/v1/devices", status: 200)
+        let good: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": true, "tokens": []]]]
+        #expect(try document.problems(good, against: schema).isEmpty)
+        let missing: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "tokens": []]]]
+        #expect(try document.problems(missing, against: schema) == ["$.devices[0].online is missing"])
+        let token: [String: Any] = ["token": "t", "bundleID": "b", "environment": "staging", "registeredAt": true, "unregisteredAt": NSNull()]
+        let wrong: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": 1, "tokens": [token]]]]
+        #expect(try document.problems(wrong, against: schema).count == 3)
+    }
+
+    @Test("each documented path answers 200 with a body that fits its documented schema")
+    func responsesFitTheDocument() async throws {
+        let document = try OpenAPIDocument.load()
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
+            let scenario = try await makeScenario(fixture)
+            let parameters = ["{id}": scenario.phone.device.id, "{apnsID}": scenario.notification.id.text]
+            for path in InspectionAPI.paths {
+                let concrete = parameters.reduce(path) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+                let response = try await get(fixture, concrete)
+                #expect(response.status == 200, "\(concrete)")
+                #expect(response.contentType == "application/json", "\(concrete)")
+                let body = try #require(response.json, "\(concrete) is not JSON")
+                let problems = try document.problems(body, against: try document.responseSchema(path: path, status: 200))
+                #expect(problems.isEmpty, "\(concrete): \(problems)")
+            }
+        }
+    }
+
+    @Test("devices list their tokens, oldest first, and whether they are connected")
+    func devices() async throws {
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
+            let scenario = try await makeScenario(fixture)
+            let client = try await fixture.connect(as: scenario.phone)
+            await fixture.engine.waitUntilIdle()
+            let list = try #require(try await get(fixture, "/api/v1/devices").object)
+            let devices = try #require(list["devices"] as? [[String: Any]])
+            #expect(devices.map { $0["id"] as? String } == [scenario.phone.device.id, scenario.tablet.device.id])
+            #expect(devices.map { $0["online"] as? Bool } == [true, false])
+            let tokens = try #require(devices[0]["tokens"] as? [[String: Any]])
+            #expect(tokens.map { $0["token"] as? String } == [scenario.oldToken.hex, scenario.token.hex])
+            #expect(tokens[0]["unregisteredAt"] as? Int64 == fixture.clock.nowMilliseconds() - 1000)
+            #expect(tokens[1]["unregisteredAt"] is NSNull)
+            #expect(tokens[0]["environment"] as? String == "production")
+
+            let one = try #require(try await get(fixture, "/api/v1/devices/\(scenario.tablet.device.id)").object)
+            #expect(one["name"] as? String == "tablet")
+            #expect((one["tokens"] as? [Any])?.isEmpty == true)
+            await client.close()
+        }
+    }
+
+    @Test("a notification comes with its payload as sent and its trace; lists filter by device and token")
+    func notifications() async throws {
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
+            let scenario = try await makeScenario(fixture)
+            let response = try await get(fixture, "/api/v1/notifications/\(scenario.notification.id.text.uppercased())")
+            let body = String(decoding: response.body, as: UTF8.self)
+            #expect(body.contains(#""payload":\#(scenario.payload)"#))
+            let object = try #require(response.object)
+            #expect(object["apnsID"] as? String == scenario.notification.id.text)
+            #expect(object["state"] as? String == "stored")
+            #expect(object["collapseID"] as? String == "c1")
+            let trace = try #require(object["trace"] as? [[String: Any]])
+            #expect(trace.map { $0["kind"] as? String } == ["accepted", "sent"])
+            #expect((trace[1]["detail"] as? [String: Any])?["attempt"] as? Int == 1)
+
+            let byDevice = try #require(try await get(fixture, "/api/v1/devices/\(scenario.phone.device.id)/notifications?limit=5").object)
+            #expect((byDevice["notifications"] as? [Any])?.count == 1)
+            let forTablet = try #require(try await get(fixture, "/api/v1/devices/\(scenario.tablet.device.id)/notifications").object)
+            #expect((forTablet["notifications"] as? [Any])?.isEmpty == true)
+            let byToken = try #require(try await get(fixture, "/api/v1/notifications?token=\(scenario.token.hex)").object)
+            #expect((byToken["notifications"] as? [Any])?.count == 1)
+            let otherToken = try #require(try await get(fixture, "/api/v1/notifications?token=\(scenario.oldToken.hex)").object)
+            #expect((otherToken["notifications"] as? [Any])?.isEmpty == true)
+
+            let trail = try #require(try await get(fixture, "/api/v1/notifications/\(scenario.notification.id.text)/trace").object)
+            #expect(trail["apnsID"] as? String == scenario.notification.id.text)
+            #expect((trail["trace"] as? [Any])?.count == 2)
+        }
+    }
+
+    @Test(
+        "bad requests get a documented JSON error",
+        arguments: [
+            ("/api/v1/devices/no-such-device", "/api/v1/devices/{id}", 404),
+            ("/api/v1/devices/no-such-device/notifications", "/api/v1/devices/{id}/notifications", 404),
+            ("/api/v1/notifications/8f0e2c2a-1b4e-4d2a-9c53-2f1a0f6b7e01", "/api/v1/notifications/{apnsID}", 404),
+            ("/api/v1/notifications/8f0e2c2a-1b4e-4d2a-9c53-2f1a0f6b7e01/trace", "/api/v1/notifications/{apnsID}/trace", 404),
+            ("/api/v1/notifications/not-a-uuid", "/api/v1/notifications/{apnsID}", 400),
+            ("/api/v1/notifications/not-a-uuid/trace", "/api/v1/notifications/{apnsID}/trace", 400),
+            ("/api/v1/notifications?limit=0", "/api/v1/notifications", 400),
+            ("/api/v1/notifications?limit=ten", "/api/v1/notifications", 400),
+            ("/api/v1/notifications?token=xyz", "/api/v1/notifications", 400),
+        ]
+    )
+    func errors(path: String, documentedPath: String, status: Int) async throws {
+        let document = try OpenAPIDocument.load()
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
+            let response = try await get(fixture, path)
+            #expect(response.status == status)
+            #expect(document.statuses(path: documentedPath).contains(status))
+            let body = try #require(response.json)
+            let problems = try document.problems(body, against: try document.responseSchema(path: documentedPath, status: status))
+            #expect(problems.isEmpty, "\(problems)")
+        }
+    }
+
+    @Test("unknown paths are 404, other methods 405, and /device-link without an upgrade 426, all as JSON")
+    func otherRequests() async throws {
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
+            let unknown = try await get(fixture, "/api/v1/nothing")
+            #expect(unknown.status == 404)
+            #expect(unknown.object?["error"] is String)
+            let outside = try await get(fixture, "/console")
+            #expect(outside.status == 404)
+            #expect(outside.object?["error"] is String)
+            let post = try await get(fixture, "/api/v1/devices", method: "POST")
+            #expect(post.status == 405)
+            let link = try await get(fixture, "/device-link")
+            #expect(link.status == 426)
+            #expect(link.object?["error"] is String)
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import HeraldCore
+import HeraldDeviceLink
+import HeraldStore
+import Testing
+
+@testable import HeraldDelivery
+
+@Suite("Device link: end to end with the running engine and a real SQLiteStore")
+struct DeviceLinkEndToEndTests {
+    static let app = "com.example.app"
+
+    private func makeNotification(token: DeviceToken, at milliseconds: Int64, body: String = "Hello") -> AcceptedNotification {
+        AcceptedNotification(
+            id: .random(),
+            token: token,
+            topic: Self.app,
+            bundleID: Self.app,
+            environment: .sandbox,
+            pushType: .alert,
+            priority: .immediate,
+            expiration: nil,
+            collapseID: nil,
+            payload: Array(#"{"aps":{"alert":"\#(body)"}}"#.utf8),
+            acceptedAtMilliseconds: milliseconds
+        )
+    }
+
+    /// Stores the notification as the gateway does, then hands it to the engine.
+    private func accept(_ notification: AcceptedNotification, _ fixture: LinkServerFixture) async throws {
+        try await fixture.store.accept(notification)
+        fixture.engine.accepted(notification)
+    }
+
+    private func nextNotification(_ client: DeviceLinkClient) async throws -> DeviceLinkNotification {
+        let message = try await client.nextMessage()
+        guard case .notification(let notification) = message else { throw UnexpectedMessage(message: message) }
+        return notification
+    }
+
+    /// Waits until the server read everything the client sent before (a ping's pong comes after it) and the
+    /// engine processed and wrote it.
+    private func settle(_ client: DeviceLinkClient, _ fixture: LinkServerFixture) async throws {
+        try await client.ping()
+        await fixture.engine.waitUntilIdle()
+    }
+
+    struct UnexpectedMessage: Error {
+        var message: DeviceLinkServerMessage
+    }
+
+    @Test("an online device receives an accepted notification and acks it; the trace shows sent and acknowledged")
+    func deliverAndAcknowledge() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let client = try await fixture.connect(as: try await fixture.addDevice())
+            let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
+            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            try await accept(notification, fixture)
+
+            let received = try await nextNotification(client)
+            #expect(received == DeviceLinkNotification(notification, attempt: 1))
+            client.acknowledge(received.apnsID)
+            try await settle(client, fixture)
+
+            let trace = try await fixture.store.trace(notification.id)
+            #expect(trace.map(\.kind) == [.accepted, .sent, .acknowledged])
+            #expect(try await fixture.store.notification(notification.id)?.state == .delivered)
+        }
+    }
+
+    @Test("a notification sent but not acknowledged is sent again, attempt 2, after the device reconnects")
+    func redeliveryAfterReconnect() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let credentials = try await fixture.addDevice()
+            let first = try await fixture.connect(as: credentials)
+            let registration = try await first.register(bundleID: Self.app, environment: .sandbox)
+            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            try await accept(notification, fixture)
+            #expect(try await nextNotification(first).attempt == 1)
+            await first.close()  // before the ack
+
+            // The device reconnects: its tokens come from the store, so the notification follows the welcome.
+            let second = try await fixture.connect(as: credentials)
+            let again = try await nextNotification(second)
+            #expect(again.apnsID == notification.id)
+            #expect(again.attempt == 2)
+            second.acknowledge(again.apnsID)
+            try await settle(second, fixture)
+            let trace = try await fixture.store.trace(notification.id).map(\.kind)
+            #expect(trace.filter { $0 == .sent }.count == 2)
+            #expect(trace.last == .acknowledged)
+            #expect(try await fixture.store.notification(notification.id)?.state == .delivered)
+        }
+    }
+
+    @Test("a notification for an offline device waits, and is sent when it connects")
+    func offlineThenOnline() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let credentials = try await fixture.addDevice()
+            let setup = try await fixture.connect(as: credentials)
+            let registration = try await setup.register(bundleID: Self.app, environment: .sandbox)
+            await setup.close()
+            await fixture.engine.waitUntilIdle()
+            #expect(!fixture.engine.isOnline(deviceID: credentials.device.id))
+
+            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            try await accept(notification, fixture)
+            await fixture.engine.waitUntilIdle()
+            #expect(try await fixture.store.trace(notification.id).map(\.kind) == [.accepted, .stored])
+
+            let client = try await fixture.connect(as: credentials)
+            let received = try await nextNotification(client)
+            #expect(received.apnsID == notification.id)
+            client.acknowledge(received.apnsID)
+            client.report(DeviceLinkReport(apnsID: received.apnsID, event: .displayed, detail: Array(#"{"title":"Hello"}"#.utf8)))
+            try await settle(client, fixture)
+            let trace = try await fixture.store.trace(notification.id)
+            #expect(trace.map(\.kind) == [.accepted, .stored, .sent, .acknowledged, .displayed])
+            #expect(trace.last?.detailJSON == #"{"title":"Hello"}"#)
+        }
+    }
+
+    @Test("an ack for a notification never sent on the link gets unknown-notification")
+    func unknownAck() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let client = try await fixture.connect(as: try await fixture.addDevice())
+            let stray = NotificationID.random()
+            client.acknowledge(stray)
+            guard case .error(let error) = try await client.nextMessage() else {
+                Issue.record("expected an error frame")
+                return
+            }
+            #expect(error.code == .unknownNotification)
+            #expect(error.apnsID == stray.text)
+        }
+    }
+
+    @Test("unregistering over the link discards what waits for the token")
+    func unregisterDiscards() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let client = try await fixture.connect(as: try await fixture.addDevice())
+            let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
+            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            try await accept(notification, fixture)
+            _ = try await nextNotification(client)  // outstanding: never acked
+            _ = try await client.unregister(bundleID: Self.app, environment: .sandbox)
+            try await settle(client, fixture)
+            #expect(try await fixture.store.notification(notification.id)?.state == .discarded)
+            #expect(try await fixture.store.lookup(registration.token)?.isActive == false)
+        }
+    }
+}
