@@ -132,13 +132,11 @@ struct ServeCommand: AsyncParsableCommand {
                 linkConfiguration.host = host
                 linkConfiguration.port = linkPort
                 linkConfiguration.allowsEnrolment = allowEnrolment
-                let presence = DevicePresence()
                 let server = DeviceLinkServer(
                     configuration: linkConfiguration,
                     registry: store,
                     engine: engine,
-                    presence: presence,
-                    responders: [InspectionAPI(store: store, presence: presence)],
+                    responders: [InspectionAPI(store: store, engine: engine)],
                     logger: logger
                 )
                 linkServer = server
