@@ -144,7 +144,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications"]),
+        // Helpers several test targets share (a local HTTP server).
+        .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
+        .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldProviderClientTests",
             dependencies: [
@@ -156,7 +158,10 @@ let package = Package(
         ),
         // The command line's option handling and output, without a server.
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldCore"]),
-        .testTarget(name: "HeraldSimulatorTests", dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore"]),
+        .testTarget(
+            name: "HeraldSimulatorTests",
+            dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore", "HeraldTestSupport"]
+        ),
         .testTarget(
             name: "HeraldDeviceLinkTests",
             dependencies: [

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldUserNotifications
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import HeraldUserNotifications
 import Synchronization
 import Testing

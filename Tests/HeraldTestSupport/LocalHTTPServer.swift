@@ -9,18 +9,28 @@ import Darwin
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 and an ephemeral port, on a POSIX socket, for tests that
 /// need a real HTTP peer. It serves fixed bodies by path and closes each connection.
-final class LocalHTTPServer: Sendable {
-    struct Route: Sendable {
-        var status: Int
-        var contentType: String
-        var body: Data
+public final class LocalHTTPServer: Sendable {
+    /// What one path answers.
+    public struct Route: Sendable {
+        public var status: Int
+        public var contentType: String
+        public var body: Data
+
+        /// Creates a route.
+        public init(status: Int, contentType: String, body: Data) {
+            self.status = status
+            self.contentType = contentType
+            self.body = body
+        }
     }
 
-    let port: UInt16
+    /// The port it listens on.
+    public let port: UInt16
     private let socketFD: Int32
     private let requests = RequestLog()
 
-    init(routes: [String: Route]) throws {
+    /// Starts serving `routes` (by path) on a new thread.
+    public init(routes: [String: Route]) throws {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -57,10 +67,10 @@ final class LocalHTTPServer: Sendable {
     }
 
     /// The paths requested so far.
-    var requestedPaths: [String] { requests.paths.withLock { $0 } }
+    public var requestedPaths: [String] { requests.paths.withLock { $0 } }
 
     /// Stops accepting connections.
-    func stop() {
+    public func stop() {
         shutdown(socketFD, Int32(SHUT_RDWR))
         close(socketFD)
     }
