@@ -4,6 +4,7 @@ import HeraldDeviceHost
 import HeraldDeviceLink
 import HeraldSimulator
 import HeraldStore
+import HeraldUserNotifications
 
 extension HeraldTestServer {
     /// Adds a device that hosts the apps of `manifest`, connects it over the device link and returns once every app

@@ -28,7 +28,8 @@ struct HeraldTestServerTests {
             #expect(server.tlsURL?.hasPrefix("https://127.0.0.1:") == true)
             #expect(server.deviceLinkURL.hasSuffix("/device-link"))
             #expect(server.credentials.teamID == "TEAMHERALD")
-            #expect(try String(contentsOf: server.credentials.p8File, encoding: .utf8) == server.credentials.p8)
+            let p8 = try String(contentsOf: server.credentials.p8File, encoding: .utf8)
+            #expect(p8 == server.credentials.p8)
             #expect(FileManager.default.fileExists(atPath: server.credentials.caCertificateFile.path))
             return server.dataDirectory
         }
@@ -36,7 +37,7 @@ struct HeraldTestServerTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
-    @Test("A push over h2c shows on the device, and its trace records it", arguments: [false, true])
+    @Test("A push over h2c or TLS shows on the device, and its trace records it", arguments: [false, true])
     func notificationShows(tls: Bool) async throws {
         try await withHeraldServer { server in
             let device = try await server.addDevice(apps: [Self.app])
