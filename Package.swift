@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "HeraldSimulator", targets: ["HeraldSimulator"]),
         .library(name: "HeraldDelivery", targets: ["HeraldDelivery"]),
         .library(name: "HeraldDeviceLink", targets: ["HeraldDeviceLink"]),
+        .library(name: "HeraldDeviceHost", targets: ["HeraldDeviceHost"]),
+        .library(name: "HeraldServer", targets: ["HeraldServer"]),
+        .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -109,11 +112,33 @@ let package = Package(
         // A simulated device: apps from a manifest, each on its own device runtime. No NIO; the
         // device-link transport is attached on top.
         .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications"]),
+        // A simulated device on the device link: hello, registration, receive → ack → report, reconnection.
+        .target(name: "HeraldDeviceHost", dependencies: ["HeraldCore", "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications"]),
+        // The wiring of `herald serve`: store, delivery engine, gateway, device link and inspection API.
+        .target(
+            name: "HeraldServer",
+            dependencies: [
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldDelivery",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The testing kit: a server and devices in-process on ephemeral ports, with assertions.
+        .target(
+            name: "HeraldTesting",
+            dependencies: [
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldDeviceHost",
+                "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
-                "HeraldDeviceLink", "HeraldSimulator",
+                "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -183,6 +208,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        .testTarget(
+            name: "HeraldTestingTests",
+            dependencies: [
+                "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
+            ]
+        ),
+        // Examples/ProviderExample's code and tests, compiled here too so that `swift test` runs them.
+        .testTarget(
+            name: "ProviderExampleTests",
+            dependencies: ["HeraldTesting", "HeraldProviderClient", "HeraldCore"],
+            path: "Examples/ProviderExample",
+            sources: ["Sources/OrderNotifier", "Tests/OrderNotifierTests"]
         ),
     ],
     swiftLanguageModes: [.v6]

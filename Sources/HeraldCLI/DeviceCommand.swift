@@ -55,7 +55,6 @@ struct DeviceCommand: AsyncParsableCommand {
             let session = DeviceLinkLoop(
                 endpoint: endpoint,
                 hello: hello,
-                apps: deviceManifest.apps.map { ($0.bundleID, $0.environment) },
                 device: device,
                 output: output,
                 maximumBackoff: max(0.1, maximumBackoff)

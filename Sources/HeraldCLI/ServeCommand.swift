@@ -4,7 +4,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldDelivery
 import HeraldGateway
-import HeraldStore
+import HeraldServer
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -84,68 +84,36 @@ struct ServeCommand: AsyncParsableCommand {
             guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-            try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
 
-            var storeConfiguration = SQLiteStore.Configuration(dataDirectory: data.url.path)
-            storeConfiguration.synchronous = synchronous == "normal" ? .normal : .full
-            let store = try SQLiteStore(configuration: storeConfiguration, logger: logger)
-
-            var configuration = GatewayConfiguration()
+            var configuration = HeraldServer.Configuration(dataDirectory: data.url)
             configuration.host = host
             configuration.tlsPort = tlsPort >= 0 ? tlsPort : nil
             configuration.cleartextPort = cleartextPort >= 0 ? cleartextPort : nil
+            configuration.linkPort = linkPort >= 0 ? linkPort : nil
+            configuration.allowsEnrolment = allowEnrolment
+            configuration.offlineSlotsPerApp = offlineSlots
+            configuration.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
+            configuration.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
             configuration.environment = environment
+            configuration.tlsCertificatePath = tlsCertificate
+            configuration.tlsKeyPath = tlsKey
+            configuration.clientCAPaths = clientCAs
             configuration.maximumConcurrentStreams = maximumStreams
             configuration.initialConcurrentStreams = initialStreams
             configuration.idleTimeout = .seconds(Int64(idleTimeout))
             configuration.perTokenRateLimit = perTokenRate
-            if let eventLoops { configuration.eventLoopThreads = eventLoops }
-            var tlsSummary = "off"
-            if configuration.tlsPort != nil {
-                let pki = try DevelopmentPKI.loadOrCreate(in: data.tlsDirectory, now: Date())
-                let certificate = tlsCertificate ?? pki.files.serverCertificate.path
-                let key = tlsKey ?? pki.files.serverPrivateKey.path
-                configuration.tls = .init(
-                    certificatePath: certificate,
-                    privateKeyPath: key,
-                    clientCAPaths: [pki.files.caCertificate.path] + clientCAs
-                )
-                tlsSummary = "trust \(pki.files.caCertificate.path)"
-            }
-
-            var engineConfiguration = DeliveryEngine.Configuration()
-            engineConfiguration.policy.offlineSlotsPerApp = offlineSlots
-            engineConfiguration.policy.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
-            engineConfiguration.policy.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
-            let engine = DeliveryEngine(store: store, configuration: engineConfiguration, logger: logger)
-            // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
-            try await engine.restore()
-
-            let services = ProviderServices(store: store, onAccepted: { engine.accepted($0) })
-            let gateway = Gateway(configuration: configuration, services: services, logger: logger)
-            // Graceful shutdown runs in reverse order: the gateway stops accepting first, the engine writes
-            // its journal last.
-            var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: engine)]
-            var linkServer: DeviceLinkServer?
-            if linkPort >= 0 {
-                var linkConfiguration = DeviceLinkServer.Configuration()
-                linkConfiguration.host = host
-                linkConfiguration.port = linkPort
-                linkConfiguration.allowsEnrolment = allowEnrolment
-                let server = DeviceLinkServer(
-                    configuration: linkConfiguration,
-                    registry: store,
-                    engine: engine,
-                    responders: [InspectionAPI(store: store, engine: engine)],
+            configuration.eventLoopThreads = eventLoops
+            configuration.synchronous = synchronous == "normal" ? .normal : .full
+            let server = try await HeraldServer(configuration: configuration, logger: logger)
+            let tlsSummary = server.pki.map { "trust \($0.files.caCertificate.path)" } ?? "off"
+            let gateway = server.gateway
+            let web = server.web
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: server.services.map { .init(service: $0) },
+                    gracefulShutdownSignals: [.sigterm, .sigint],
                     logger: logger
                 )
-                linkServer = server
-                serviceList.append(.init(service: server))
-            }
-            serviceList.append(.init(service: gateway))
-            let web = linkServer
-            let group = ServiceGroup(
-                configuration: .init(services: serviceList, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             )
             let host = self.host
             let dataPath = data.url.standardizedFileURL.path
@@ -171,7 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
                 }
                 try await tasks.waitForAll()
             }
-            await store.shutdown()
+            await server.shutdown()
         }
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+import HeraldCore
+import HeraldDeviceLink
+import HeraldSimulator
+import Synchronization
+
+/// A ``SimulatedDevice`` on the device link: it says hello, registers its apps, runs each notification
+/// that arrives through the device (acknowledging it first) and reports back what the device did;
+/// it reconnects with backoff when the link closes.
+///
+/// `herald device` and the testing kit both run one. Nothing happens until ``run()``, which runs until its
+/// task is cancelled or the server refuses the device. What happens is told to the `onEvent` handler, in
+/// order, from the task that runs the device.
+public final class LinkedDevice: Sendable {
+    /// Where and how to connect.
+    public struct Configuration: Sendable {
+        /// The device link's address and timeouts.
+        public var link: DeviceLinkClient.Configuration
+        /// The first `hello`: a known device (`id` and `secret`) or an enrolment.
+        public var hello: DeviceLinkHello
+        /// The longest wait between reconnection attempts.
+        public var maximumBackoff: Duration = .seconds(5)
+        /// The first wait after a failed or closed connection; doubled at each failure up to ``maximumBackoff``.
+        public var initialBackoff: Duration = .milliseconds(200)
+
+        /// Creates a configuration with the default backoff (0.2 s doubling to 5 s).
+        public init(link: DeviceLinkClient.Configuration, hello: DeviceLinkHello) {
+            self.link = link
+            self.hello = hello
+        }
+    }
+
+    /// The device the link feeds.
+    public let device: SimulatedDevice
+    /// Where and how it connects.
+    public let configuration: Configuration
+    let onEvent: @Sendable (LinkedDeviceEvent) -> Void
+    let state = Mutex(LinkState())
+
+    /// Creates a linked device; nothing connects until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - device: the device; every app of its manifest is registered on each connection.
+    ///   - onEvent: told of each event, in order; must return quickly.
+    public init(
+        device: SimulatedDevice,
+        configuration: Configuration,
+        onEvent: @escaping @Sendable (LinkedDeviceEvent) -> Void = { _ in }
+    ) {
+        self.device = device
+        self.configuration = configuration
+        self.onEvent = onEvent
+    }
+
+    /// The token each app was given at its latest registration, by bundle id (empty before the first).
+    public var tokens: [String: DeviceToken] {
+        state.withLock { $0.tokens }
+    }
+
+    /// The device id the server knows it by, once it said `welcome`.
+    public var deviceID: String? {
+        state.withLock { $0.deviceID }
+    }
+
+    /// Whether a connection is open and every app is registered on it.
+    public var isConnected: Bool {
+        state.withLock { $0.client != nil }
+    }
+
+    /// Runs the device until the task is cancelled.
+    ///
+    /// - Throws: the server's ``DeviceLinkError`` when it refuses the device (`unauthorized`,
+    ///   `enrolment-disabled`); `CancellationError` when cancelled.
+    public func run() async throws {
+        var hello = configuration.hello
+        var backoff = configuration.initialBackoff
+        let seen = SeenNotifications()
+        while true {
+            do {
+                hello = try await session(hello, seen: seen) { backoff = configuration.initialBackoff }
+                onEvent(.linkClosed)
+            } catch let error as DeviceLinkError where error.code == .unauthorized || error.code == .enrolmentDisabled {
+                throw error
+            } catch {
+                try Task.checkCancellation()
+                onEvent(.unreachable(error, retryingIn: backoff))
+            }
+            try Task.checkCancellation()
+            // Jitter, so that many devices do not reconnect in step after a restart.
+            try await Task.sleep(for: backoff * Double.random(in: 0.5...1.0))
+            backoff = min(backoff * 2, configuration.maximumBackoff)
+        }
+    }
+}
+
+/// What a ``LinkedDevice`` did or saw, in order.
+public enum LinkedDeviceEvent: Sendable {
+    /// The server welcomed a known device.
+    case connected(DeviceLinkWelcome)
+    /// The server created the device; `secret` is shown only this once.
+    case enrolled(DeviceLinkWelcome, secret: String)
+    /// An app is registered and has this token.
+    case registered(DeviceLinkRegistration)
+    /// A notification arrived for the first time (resends after a reconnect are acknowledged, not told again).
+    case notification(DeviceLinkNotification)
+    /// What the device did with a notification or an interaction (also sent on the link when it names one).
+    case report(DeviceReport)
+    /// The server sent an error frame.
+    case serverError(DeviceLinkError)
+    /// The connection closed; the device reconnects.
+    case linkClosed
+    /// The server could not be reached or the session failed; the device tries again after the delay.
+    case unreachable(any Error, retryingIn: Duration)
+}
+
+struct LinkState {
+    var client: DeviceLinkClient?
+    var tokens: [String: DeviceToken] = [:]
+    var deviceID: String?
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldDelivery
+import HeraldGateway
+import HeraldStore
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The parts of `herald serve`, wired once: the SQLite store, the delivery engine, the gateway (TLS with the
+/// development PKI, and h2c) and the web port (device link and inspection API).
+///
+/// `herald serve` and the testing kit both build one. Creating it opens the store and restores the engine
+/// (what got `200` before a stop is delivered from there); nothing listens until its ``services`` run in a
+/// `ServiceGroup`. After the group has finished, call ``shutdown()`` to close the store.
+public struct HeraldServer: Sendable {
+    /// The store (accepted notifications, traces, devices, tokens, keys).
+    public let store: SQLiteStore
+    /// The delivery engine.
+    public let engine: DeliveryEngine
+    /// The provider API.
+    public let gateway: Gateway
+    /// The device link and inspection API, unless the web port is disabled.
+    public let web: DeviceLinkServer?
+    /// The development PKI, when TLS is on.
+    public let pki: DevelopmentPKI?
+    /// The configuration it was built from.
+    public let configuration: Configuration
+
+    /// Opens the store, restores the engine and builds the servers.
+    ///
+    /// - Throws: when the data directory, the store or the PKI cannot be opened or created.
+    public init(configuration: Configuration, logger: Logger) async throws {
+        self.configuration = configuration
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        var storeConfiguration = SQLiteStore.Configuration(dataDirectory: configuration.dataDirectory.path)
+        storeConfiguration.synchronous = configuration.synchronous
+        let store = try SQLiteStore(configuration: storeConfiguration, clock: configuration.clock, logger: logger)
+
+        var gatewayConfiguration = GatewayConfiguration()
+        gatewayConfiguration.host = configuration.host
+        gatewayConfiguration.tlsPort = configuration.tlsPort
+        gatewayConfiguration.cleartextPort = configuration.cleartextPort
+        gatewayConfiguration.environment = configuration.environment
+        gatewayConfiguration.maximumConcurrentStreams = configuration.maximumConcurrentStreams
+        gatewayConfiguration.initialConcurrentStreams = configuration.initialConcurrentStreams
+        gatewayConfiguration.idleTimeout = TimeAmount(configuration.idleTimeout)
+        gatewayConfiguration.perTokenRateLimit = configuration.perTokenRateLimit
+        if let threads = configuration.eventLoopThreads { gatewayConfiguration.eventLoopThreads = threads }
+        var pki: DevelopmentPKI?
+        do {
+            if configuration.tlsPort != nil {
+                let loaded = try DevelopmentPKI.loadOrCreate(in: configuration.tlsDirectory, now: Date())
+                gatewayConfiguration.tls = .init(
+                    certificatePath: configuration.tlsCertificatePath ?? loaded.files.serverCertificate.path,
+                    privateKeyPath: configuration.tlsKeyPath ?? loaded.files.serverPrivateKey.path,
+                    clientCAPaths: [loaded.files.caCertificate.path] + configuration.clientCAPaths
+                )
+                pki = loaded
+            }
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+
+        var engineConfiguration = DeliveryEngine.Configuration()
+        engineConfiguration.policy.offlineSlotsPerApp = configuration.offlineSlotsPerApp
+        engineConfiguration.policy.defaultStorage = configuration.defaultStorage
+        engineConfiguration.policy.lowPriorityBurstWindow = configuration.lowPriorityBurstWindow
+        let engine = DeliveryEngine(store: store, configuration: engineConfiguration, clock: configuration.clock, logger: logger)
+        // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
+        do {
+            try await engine.restore()
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+
+        let services = ProviderServices(store: store, clock: configuration.clock, onAccepted: { engine.accepted($0) })
+        self.gateway = Gateway(configuration: gatewayConfiguration, services: services, logger: logger)
+        if let linkPort = configuration.linkPort {
+            var linkConfiguration = DeviceLinkServer.Configuration()
+            linkConfiguration.host = configuration.host
+            linkConfiguration.port = linkPort
+            linkConfiguration.allowsEnrolment = configuration.allowsEnrolment
+            if let threads = configuration.webEventLoopThreads { linkConfiguration.eventLoopThreads = threads }
+            web = DeviceLinkServer(
+                configuration: linkConfiguration,
+                registry: store,
+                engine: engine,
+                responders: [InspectionAPI(store: store, engine: engine)],
+                clock: configuration.clock,
+                logger: logger
+            )
+        } else {
+            web = nil
+        }
+        self.store = store
+        self.engine = engine
+        self.pki = pki
+    }
+
+    /// The services, in start order: graceful shutdown runs in reverse, so the gateway stops accepting first
+    /// and the engine writes its journal last.
+    public var services: [any Service] {
+        var services: [any Service] = [engine]
+        if let web { services.append(web) }
+        services.append(gateway)
+        return services
+    }
+
+    /// Returns once every port is listening. Fails when a service stopped before it bound its port.
+    public func waitUntilReady() async throws {
+        try await gateway.waitUntilReady()
+        try await web?.waitUntilReady()
+    }
+
+    /// Closes the store, committing what is queued; call after the services have stopped.
+    public func shutdown() async {
+        await store.shutdown()
+    }
+}
