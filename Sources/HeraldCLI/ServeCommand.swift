@@ -7,6 +7,7 @@ import HeraldGateway
 import HeraldStore
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 /// `herald serve`: the gateway on the embedded SQLite store.
@@ -27,7 +28,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("h2c-port"), help: "Cleartext port: h2c with prior knowledge and HTTP/1.1; -1 disables it.")
     var cleartextPort = 2195
 
-    @Option(name: .customLong("link-port"), help: "Web port: device link (WebSocket /device-link) and inspection API; -1 disables it.")
+    @Option(
+        name: .customLong("link-port"),
+        help: "Web port: device link (WebSocket /device-link), inspection API and Prometheus /metrics; -1 disables it."
+    )
     var linkPort = 2196
 
     @Flag(name: .customLong("allow-enrol"), help: "Let devices enrol themselves over the device link (hello with \"enrol\").")
@@ -117,12 +121,19 @@ struct ServeCommand: AsyncParsableCommand {
             engineConfiguration.policy.offlineSlotsPerApp = offlineSlots
             engineConfiguration.policy.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
             engineConfiguration.policy.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
-            let engine = DeliveryEngine(store: store, configuration: engineConfiguration, logger: logger)
+            // One registry for the whole process, read by `GET /metrics` on the web port (docs/metrics.md).
+            let metrics = PrometheusCollectorRegistry()
+            let engine = DeliveryEngine(
+                store: store,
+                configuration: engineConfiguration,
+                metrics: DeliveryMetrics(registry: metrics),
+                logger: logger
+            )
             // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
             try await engine.restore()
 
             let services = ProviderServices(store: store, onAccepted: { engine.accepted($0) })
-            let gateway = Gateway(configuration: configuration, services: services, logger: logger)
+            let gateway = Gateway(configuration: configuration, services: services, metrics: GatewayMetrics(registry: metrics), logger: logger)
             // Graceful shutdown runs in reverse order: the gateway stops accepting first, the engine writes
             // its journal last.
             var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: engine)]
@@ -136,7 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
                     configuration: linkConfiguration,
                     registry: store,
                     engine: engine,
-                    responders: [InspectionAPI(store: store, engine: engine)],
+                    responders: [InspectionAPI(store: store, engine: engine), MetricsEndpoint(registry: metrics)],
                     logger: logger
                 )
                 linkServer = server
@@ -165,6 +176,7 @@ struct ServeCommand: AsyncParsableCommand {
                         "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
                         "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
                         "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
+                        "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
                         "herald: ready",
                     ]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
