@@ -27,7 +27,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("h2c-port"), help: "Cleartext port: h2c with prior knowledge and HTTP/1.1; -1 disables it.")
     var cleartextPort = 2195
 
-    @Option(name: .customLong("link-port"), help: "Web port: device link (WebSocket /device-link) and inspection API; -1 disables it.")
+    @Option(
+        name: .customLong("link-port"),
+        help: "Web port: device link (WebSocket /device-link), inspection API and Prometheus /metrics; -1 disables it."
+    )
     var linkPort = 2196
 
     @Flag(name: .customLong("allow-enrol"), help: "Let devices enrol themselves over the device link (hello with \"enrol\").")
@@ -133,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
                         "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
                         "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
                         "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
+                        "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
                         "herald: ready",
                     ]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))

@@ -6,6 +6,7 @@ import HeraldGateway
 import HeraldStore
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 /// The parts of `herald serve`, wired once: the SQLite store, the delivery engine, the gateway (TLS with the
@@ -68,7 +69,15 @@ public struct HeraldServer: Sendable {
         engineConfiguration.policy.offlineSlotsPerApp = configuration.offlineSlotsPerApp
         engineConfiguration.policy.defaultStorage = configuration.defaultStorage
         engineConfiguration.policy.lowPriorityBurstWindow = configuration.lowPriorityBurstWindow
-        let engine = DeliveryEngine(store: store, configuration: engineConfiguration, clock: configuration.clock, logger: logger)
+        // One registry for the whole process, read by `GET /metrics` on the web port (docs/metrics.md).
+        let metrics = PrometheusCollectorRegistry()
+        let engine = DeliveryEngine(
+            store: store,
+            configuration: engineConfiguration,
+            clock: configuration.clock,
+            metrics: DeliveryMetrics(registry: metrics),
+            logger: logger
+        )
         // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
         do {
             try await engine.restore()
@@ -78,7 +87,12 @@ public struct HeraldServer: Sendable {
         }
 
         let services = ProviderServices(store: store, clock: configuration.clock, onAccepted: { engine.accepted($0) })
-        self.gateway = Gateway(configuration: gatewayConfiguration, services: services, logger: logger)
+        self.gateway = Gateway(
+            configuration: gatewayConfiguration,
+            services: services,
+            metrics: GatewayMetrics(registry: metrics),
+            logger: logger
+        )
         if let linkPort = configuration.linkPort {
             var linkConfiguration = DeviceLinkServer.Configuration()
             linkConfiguration.host = configuration.host
@@ -89,7 +103,7 @@ public struct HeraldServer: Sendable {
                 configuration: linkConfiguration,
                 registry: store,
                 engine: engine,
-                responders: [InspectionAPI(store: store, engine: engine)],
+                responders: [InspectionAPI(store: store, engine: engine), MetricsEndpoint(registry: metrics)],
                 clock: configuration.clock,
                 logger: logger
             )

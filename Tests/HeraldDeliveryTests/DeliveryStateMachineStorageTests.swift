@@ -197,6 +197,8 @@ struct DeliveryStateMachineStorageTests {
         #expect(traced.event == .acknowledged)
         #expect(traced.newState == nil)
         #expect(detail(traced)["late"] as? Bool == true)
+        // A late acknowledgement is no delivery: nothing for the delivery-latency metric.
+        #expect(lateAck.deliveryLatencies.isEmpty)
 
         _ = machine.sessionClosed(session.id, now: t0 + 3)
         #expect(machine.sessionOpened(RecordingSession(), tokens: [token], now: t0 + 4).sentIDs == [newer.id])

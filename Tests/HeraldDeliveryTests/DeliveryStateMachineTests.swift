@@ -140,8 +140,12 @@ struct DeliveryStateMachineTests {
         #expect(machine.entries.isEmpty)
         #expect(machine.queues.isEmpty)
         #expect(machine.outstandingCount == 0)
+        // The delivery-latency metric: from acceptance to this acknowledgement.
+        #expect(actions.deliveryLatencies == [20])
         // A second acknowledgement of the same notification is unknown now.
-        #expect(machine.acknowledged(notification.id, session: session.id, now: t0 + 30).refusals.map(\.code) == ["unknown-notification"])
+        let again = machine.acknowledged(notification.id, session: session.id, now: t0 + 30)
+        #expect(again.refusals.map(\.code) == ["unknown-notification"])
+        #expect(again.deliveryLatencies.isEmpty)
     }
 
     @Test("An acknowledgement of a notification not outstanding on that session is refused, nothing else")

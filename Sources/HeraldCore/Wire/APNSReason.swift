@@ -54,6 +54,11 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let serviceUnavailable = Self(rawValue: "ServiceUnavailable")
     public static let shutdown = Self(rawValue: "Shutdown")
 
+    /// Every reason Herald knows (spec §A.5), in no particular order: the ones a gateway can answer with.
+    public static var all: [APNSReason] {
+        statusByReason.keys.map(APNSReason.init(rawValue:))
+    }
+
     private static let statusByReason: [String: Int] = {
         var table: [String: Int] = [:]
         for reason in [

@@ -69,6 +69,8 @@ extension DeliveryEngine {
             perform(actions, journal)
             let counts = DeliveryCounts(pending: machine.pendingCount, outstanding: machine.outstandingCount)
             snapshot.withLock { $0.counts = counts }
+            metrics.pending.set(to: Double(counts.pending))
+            metrics.outstanding.set(to: Double(counts.outstanding))
         }
     }
 
@@ -81,7 +83,10 @@ extension DeliveryEngine {
             case .refuse(let session, let id, let code, let message):
                 session.refuse(id, code: code, message: message)
             case .record(let change):
+                metrics.count(change)
                 changes.append(change)
+            case .delivered(let latencyMilliseconds):
+                metrics.deliveryLatency.record(.milliseconds(max(0, latencyMilliseconds)))
             }
         }
         journal.append(changes)
@@ -89,7 +94,11 @@ extension DeliveryEngine {
 
     private func publishSessions(of deviceID: String, _ machine: DeliveryStateMachine) {
         let count = machine.sessionCount(deviceID: deviceID)
-        snapshot.withLock { $0.sessionsByDevice[deviceID] = count == 0 ? nil : count }
+        let devices = snapshot.withLock { snapshot in
+            snapshot.sessionsByDevice[deviceID] = count == 0 ? nil : count
+            return snapshot.sessionsByDevice.count
+        }
+        metrics.connectedDevices.set(to: Double(devices))
     }
 
     /// Queues a tick every `tickInterval` until cancelled.

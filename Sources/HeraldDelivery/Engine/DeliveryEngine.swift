@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Logging
+import Prometheus
 import ServiceLifecycle
 import Synchronization
 
@@ -53,6 +54,7 @@ public final class DeliveryEngine: Service, Sendable {
     let clock: any WallClock
     let tickClock: any Clock<Duration>
     let logger: Logger
+    let metrics: DeliveryMetrics
     let events: AsyncStream<Event>
     let eventInput: AsyncStream<Event>.Continuation
     /// What the inspection API and metrics read, published by the event loop.
@@ -65,14 +67,18 @@ public final class DeliveryEngine: Service, Sendable {
     /// - Parameters:
     ///   - clock: the time every delivery rule reads (expiration, bursts) and every change is stamped with.
     ///   - tickClock: the clock the engine sleeps on between ticks and between attempts at a failed write.
+    ///   - metrics: where deliveries, waiting notifications, connected devices and the delivery latency are
+    ///     counted (docs/metrics.md); by default a registry of the engine's own that nothing reads.
     public init(
         store: any DeliveryStore,
         configuration: Configuration = .init(),
         clock: any WallClock = SystemWallClock(),
         tickClock: any Clock<Duration> = ContinuousClock(),
+        metrics: DeliveryMetrics = DeliveryMetrics(registry: PrometheusCollectorRegistry()),
         logger: Logger
     ) {
         self.store = store
+        self.metrics = metrics
         self.configuration = configuration
         self.clock = clock
         self.tickClock = tickClock

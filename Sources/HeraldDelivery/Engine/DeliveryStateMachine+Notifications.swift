@@ -68,6 +68,7 @@ extension DeliveryStateMachine {
                 "attempt": .int(Int64(entry.attempts)), "session": .string(sessionID.description), "device": .string(session.deviceID),
             ])
             finish(key, .acknowledged, state: .delivered, now: now, detail: detail, into: &actions)
+            actions.append(.delivered(latencyMilliseconds: now - entry.notification.acceptedAtMilliseconds))
         } else if sessions[sessionID]?.retired.remove(key) != nil {
             let detail = TraceDetail.object(["session": .string(sessionID.description), "device": .string(session.deviceID), "late": .bool(true)])
             actions.append(.record(DeliveryChange(notificationID: id, event: .acknowledged, atMilliseconds: now, detailJSON: detail)))

@@ -19,6 +19,8 @@ struct DeliveryStateMachine {
         case refuse(any DeviceSession, NotificationID, code: String, message: String)
         /// Write this change through the journal.
         case record(DeliveryChange)
+        /// A notification was acknowledged this long after it was accepted (the delivery-latency metric).
+        case delivered(latencyMilliseconds: Int64)
     }
 
     /// Where a notification in memory is.

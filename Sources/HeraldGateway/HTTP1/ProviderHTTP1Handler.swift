@@ -58,12 +58,12 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
         switch decision {
         case .respond(let response):
             write(response, context: context)
-        case .commit(let notification, let response):
+        case .commit(let notification, let response, let startedAt):
             inFlight = true
             context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            processor.commit(notification) { result in
+            processor.commit(notification, startedAt: startedAt) { result in
                 eventLoop.execute {
                     let (handler, context) = loopBound.value
                     handler.inFlight = false

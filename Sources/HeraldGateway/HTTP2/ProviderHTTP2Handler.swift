@@ -170,11 +170,11 @@ final class ProviderHTTP2Handler: ChannelInboundHandler {
         case .respond(let response):
             write(response, streamID: streamID, context: context)
             closeIfDrained(context: context)
-        case .commit(let notification, let response):
+        case .commit(let notification, let response, let startedAt):
             inFlightCommits += 1
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            processor.commit(notification) { result in
+            processor.commit(notification, startedAt: startedAt) { result in
                 eventLoop.execute {
                     loopBound.value.committed(result, response: response, streamID: streamID)
                 }

@@ -2,11 +2,13 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldStore
+import Prometheus
 
 /// What to do with one request: answer now, or commit and then answer.
 enum ProviderDecision: Sendable {
     case respond(ProviderResponse)
-    case commit(AcceptedNotification, ProviderResponse)
+    /// Commit, then answer; `startedAt` is when the request was complete (for the accept latency).
+    case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant)
 }
 
 /// Decides every provider request in the documented order (docs/provider-api.md) and commits accepted ones.
@@ -22,9 +24,15 @@ final class ProviderRequestProcessor: Sendable {
     private let policy: ValidationPolicy
     private let payloadValidator: PayloadValidator
     private let rateLimiter: TokenRateLimiter?
+    private let metrics: GatewayMetrics
 
-    init(configuration: GatewayConfiguration, services: ProviderServices) {
+    init(
+        configuration: GatewayConfiguration,
+        services: ProviderServices,
+        metrics: GatewayMetrics = GatewayMetrics(registry: PrometheusCollectorRegistry())
+    ) {
         self.services = services
+        self.metrics = metrics
         self.environment = configuration.environment
         self.policy = configuration.policy
         self.payloadValidator = PayloadValidator(policy: configuration.policy)
@@ -52,27 +60,43 @@ final class ProviderRequestProcessor: Sendable {
         return ProviderConnectionState(authentication: authentication, certificateRejection: rejection)
     }
 
-    /// Decides one request.
+    /// Decides one request; a rejection is counted here, an acceptance once its commit completes.
     func process(head: ProviderRequestHead, body: [UInt8], bodyTooLarge: Bool, connection: inout ProviderConnectionState) -> ProviderDecision {
+        let startedAt = ContinuousClock.now
         let providedID = head.apnsID.flatMap { NotificationID($0) }
         let apnsID = providedID?.text ?? NotificationID.random().text
         // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
         switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
         case .failure(let rejection):
+            metrics.recordRejected(rejection.reason)
             var response = ProviderResponse.failure(rejection.reason, apnsID: apnsID, timestamp: rejection.timestamp)
             response.uniqueID = uniqueID
             return .respond(response)
         case .success(let notification):
-            return .commit(notification, .success(apnsID: apnsID, uniqueID: uniqueID))
+            return .commit(notification, .success(apnsID: apnsID, uniqueID: uniqueID), startedAt: startedAt)
         }
     }
 
     /// Commits an accepted notification; `completion` runs on the store's writer, never on the caller's loop.
-    func commit(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+    ///
+    /// Counts the request as accepted (with its latency since `startedAt`) when the commit succeeds, as
+    /// rejected with `InternalServerError` when it fails: the answers the caller then sends.
+    func commit(
+        _ notification: AcceptedNotification,
+        startedAt: ContinuousClock.Instant,
+        completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
         let onAccepted = services.onAccepted
+        let metrics = self.metrics
         services.store.enqueue(notification) { result in
-            if case .success = result { onAccepted?(notification) }
+            switch result {
+            case .success:
+                onAccepted?(notification)
+                metrics.recordAccepted(startedAt: startedAt)
+            case .failure:
+                metrics.recordRejected(.internalServerError)
+            }
             completion(result.mapError { $0 })
         }
     }

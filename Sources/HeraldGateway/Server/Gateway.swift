@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Prometheus
 import ServiceLifecycle
 
 /// The APNs provider API server: a TLS listener and a cleartext listener that answer as APNs does.
@@ -20,15 +21,24 @@ public actor Gateway: Service {
     let processor: ProviderRequestProcessor
     let group: MultiThreadedEventLoopGroup
     private let logger: Logger
-    let connections = ConnectionRegistry()
+    let connections: ConnectionRegistry
     private var state = State.idle
     private var boundAddresses: [String: SocketAddress] = [:]
     private var readyContinuations: [CheckedContinuation<Void, any Error>] = []
 
     /// Creates a gateway; nothing listens until `run()`.
-    public init(configuration: GatewayConfiguration, services: ProviderServices, logger: Logger) {
+    ///
+    /// - Parameter metrics: where requests, latencies and connections are counted (docs/metrics.md); by
+    ///   default a registry of the gateway's own that nothing reads.
+    public init(
+        configuration: GatewayConfiguration,
+        services: ProviderServices,
+        metrics: GatewayMetrics = GatewayMetrics(registry: PrometheusCollectorRegistry()),
+        logger: Logger
+    ) {
         self.configuration = configuration
-        self.processor = ProviderRequestProcessor(configuration: configuration, services: services)
+        self.processor = ProviderRequestProcessor(configuration: configuration, services: services, metrics: metrics)
+        self.connections = ConnectionRegistry(gauge: metrics.connections)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.logger = logger
     }

@@ -141,6 +141,14 @@ extension Array where Element == DeliveryStateMachine.Action {
         }
     }
 
+    /// The delivery latencies reported for the metric, in milliseconds.
+    var deliveryLatencies: [Int64] {
+        compactMap { action in
+            guard case .delivered(let latency) = action else { return nil }
+            return latency
+        }
+    }
+
     /// The refusals: the session, the notification and the code.
     var refusals: [(session: DeviceSessionID, id: NotificationID, code: String)] {
         compactMap { action in

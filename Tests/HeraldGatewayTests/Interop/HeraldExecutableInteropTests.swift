@@ -14,7 +14,7 @@ struct HeraldExecutableInteropTests {
     static let teamID = "E2ETEAM123"
     static let topic = "com.example.app"
 
-    @Test("serve, keys, tokens, a curl push, notifications list, unregister → 410, a bad argument, SIGTERM")
+    @Test("serve, keys, tokens, a curl push, notifications list, unregister → 410, /metrics, a bad argument, SIGTERM")
     func endToEnd() async throws {
         let herald = try await Self.heraldExecutable()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString)")
@@ -98,6 +98,22 @@ struct HeraldExecutableInteropTests {
         #expect(gone.status == 410, "\(gone)")
         #expect(gone.reason == "Unregistered", "\(gone)")
         #expect(gone.timestamp != nil && gone.timestamp == unregisteredAt, "\(gone)")
+
+        // Prometheus on the web port, as a scraper reads it: one push accepted, one answered 410 Unregistered.
+        let webPort = try #require(Self.port(after: "metrics:    http://127.0.0.1:", in: banner), "\(banner)")
+        let scrape = try await ExternalProcess.run(
+            "curl",
+            ["--silent", "--show-error", "--include", "--max-time", "20", "http://127.0.0.1:\(webPort)/metrics"]
+        )
+        #expect(scrape.succeeded, "\(scrape)")
+        let metrics = try CurlAnswer(parsing: scrape.stdout)
+        #expect(metrics.status == 200, "\(metrics)")
+        #expect(metrics.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8", "\(metrics)")
+        let samples = Set(metrics.body.split(separator: "\n").map(String.init))
+        #expect(samples.contains("herald_notifications_accepted_total 1"), "\(metrics)")
+        #expect(samples.contains(#"herald_notifications_rejected_total{reason="Unregistered",status="410"} 1"#), "\(metrics)")
+        #expect(samples.contains("herald_accept_latency_seconds_count 1"), "\(metrics)")
+        #expect(samples.contains("herald_notifications_stored_total 1"), "\(metrics)")
 
         let bad = try await cli("tokens", "unregister", "--data-dir", data.path, "not-hex")
         #expect(bad.status != 0 && !bad.timedOut, "\(bad)")

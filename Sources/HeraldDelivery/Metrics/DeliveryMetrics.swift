@@ -1,0 +1,78 @@
+import HeraldStore
+import Prometheus
+
+/// The delivery engine's Prometheus metrics (docs/metrics.md): what became of accepted notifications, what
+/// waits, the connected devices, and the delivery latency.
+///
+/// The engine's event loop updates them as it processes events: counters and gauges are atomic stores, so
+/// nothing here slows a send. Hand the same registry to the gateway's metrics and to ``MetricsEndpoint``; an
+/// engine created without metrics records into a registry of its own that nobody reads.
+public struct DeliveryMetrics: Sendable {
+    /// The upper bounds of the delivery-latency buckets: milliseconds for an online device, up to a day for
+    /// one that comes back later.
+    public static let deliveryLatencyBuckets: [Duration] = [
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60),
+        .seconds(300), .seconds(1800), .seconds(3600), .seconds(6 * 3600), .seconds(24 * 3600),
+    ]
+
+    let sent: Counter
+    let delivered: Counter
+    let stored: Counter
+    let expired: Counter
+    let replaced: Counter
+    let discarded: Counter
+    let pending: Gauge
+    let outstanding: Gauge
+    let connectedDevices: Gauge
+    let deliveryLatency: DurationHistogram
+
+    /// Registers the engine's metrics in `registry`.
+    public init(registry: PrometheusCollectorRegistry) {
+        sent = registry.makeCounter(
+            name: "herald_notifications_sent_total",
+            help: "Notifications sent on a device-link session, each attempt counted (trace event sent)."
+        )
+        delivered = registry.makeCounter(
+            name: "herald_notifications_delivered_total",
+            help: "Notifications acknowledged by their device: state delivered (late acknowledgements not counted)."
+        )
+        stored = registry.makeCounter(
+            name: "herald_notifications_stored_total",
+            help: "Notifications kept to be sent later: device offline, session closed or replaced (trace event stored)."
+        )
+        expired = registry.makeCounter(name: "herald_notifications_expired_total", help: "Notifications that reached state expired.")
+        replaced = registry.makeCounter(
+            name: "herald_notifications_replaced_total",
+            help: "Notifications replaced by the delivery engine (collapse id, offline storage limit)."
+        )
+        discarded = registry.makeCounter(
+            name: "herald_notifications_discarded_total",
+            help: "Notifications discarded because their token was unregistered."
+        )
+        pending = registry.makeGauge(
+            name: "herald_notifications_pending",
+            help: "Notifications not yet sent: waiting for an offline device or held for a low-priority burst."
+        )
+        outstanding = registry.makeGauge(name: "herald_notifications_outstanding", help: "Notifications sent and not yet acknowledged.")
+        connectedDevices = registry.makeGauge(name: "herald_devices_connected", help: "Devices with at least one open device-link session.")
+        deliveryLatency = registry.makeDurationHistogram(
+            name: "herald_delivery_latency_seconds",
+            buckets: Self.deliveryLatencyBuckets,
+            help: "From acceptance (the gateway's commit) to the device's acknowledgement."
+        )
+    }
+
+    /// Counts a change the engine records, by its trace event.
+    func count(_ change: DeliveryChange) {
+        switch change.event {
+        case .sent: sent.increment()
+        case .acknowledged where change.newState == .delivered: delivered.increment()
+        case .stored: stored.increment()
+        case .expired: expired.increment()
+        case .replaced: replaced.increment()
+        case .discarded: discarded.increment()
+        default: break
+        }
+    }
+}
