@@ -23,7 +23,7 @@ struct HeraldExecutableInteropTests {
         // serve on ephemeral ports; the banner names them.
         let server = try ExternalProcess(
             herald,
-            ["serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--log-level", "warning"]
+            ["serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--link-port", "0", "--log-level", "warning"]
         )
         let banner = try await server.waitForOutput(deadline: .seconds(30)) { $0 == "herald: ready" }
         let tlsPort = try #require(Self.port(after: "https://127.0.0.1:", in: banner), "\(banner)")
@@ -108,7 +108,7 @@ struct HeraldExecutableInteropTests {
         #expect(bad.stdout.isEmpty, "\(bad)")
 
         // A bad serve option: one line, non-zero, before anything listens.
-        let badServe = try await cli("serve", "--data-dir", data.path, "--event-loops", "0", "--tls-port", "0", "--h2c-port", "0")
+        let badServe = try await cli("serve", "--data-dir", data.path, "--event-loops", "0", "--tls-port", "0", "--h2c-port", "0", "--link-port", "0")
         #expect(badServe.status != 0 && !badServe.timedOut, "\(badServe)")
         #expect(badServe.stderr.hasPrefix("herald: error: --event-loops"), "\(badServe)")
 
