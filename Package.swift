@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldProviderClient",
+                "HeraldGateway", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldProviderClient", "HeraldDeviceLink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -21,14 +21,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(name: .customLong("tls-port"), help: "HTTP/2 over TLS port (ALPN h2); -1 disables it.")
+    // `.unconditional`: "-1" (off) is the value, not an unknown option.
+    @Option(name: .customLong("tls-port"), parsing: .unconditional, help: "HTTP/2 over TLS port (ALPN h2); -1 disables it.")
     var tlsPort = 2197
 
-    @Option(name: .customLong("h2c-port"), help: "Cleartext port: h2c with prior knowledge and HTTP/1.1; -1 disables it.")
+    @Option(name: .customLong("h2c-port"), parsing: .unconditional, help: "Cleartext port: h2c with prior knowledge and HTTP/1.1; -1 disables it.")
     var cleartextPort = 2195
 
     @Option(
         name: .customLong("link-port"),
+        parsing: .unconditional,
         help: "Web port: device link (WebSocket /device-link), inspection API and Prometheus /metrics; -1 disables it."
     )
     var linkPort = 2196

@@ -124,7 +124,7 @@ struct HeraldExecutableInteropTests {
         #expect(bad.stdout.isEmpty, "\(bad)")
 
         // A bad serve option: one line, non-zero, before anything listens.
-        let badServe = try await cli("serve", "--data-dir", data.path, "--event-loops", "0", "--tls-port", "0", "--h2c-port", "0")
+        let badServe = try await cli("serve", "--data-dir", data.path, "--event-loops", "0", "--tls-port", "0", "--h2c-port", "0", "--link-port", "0")
         #expect(badServe.status != 0 && !badServe.timedOut, "\(badServe)")
         #expect(badServe.stderr.hasPrefix("herald: error: --event-loops"), "\(badServe)")
 

@@ -106,6 +106,16 @@ final class ExternalProcess: @unchecked Sendable {
         }
     }
 
+    /// Whether the program is still running.
+    var isRunning: Bool { process.isRunning }
+
+    /// Kills the program (SIGKILL) if it still runs and waits until it is gone.
+    func killAndWait() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Runs a program to completion (or to its deadline) and returns its result.
     static func run(
         _ executable: String,
