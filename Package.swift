@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["HeraldCLI"]),
+        .executable(name: "herald-bench", targets: ["HeraldBench"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldProviderClient", targets: ["HeraldProviderClient"]),
@@ -147,6 +148,16 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The delivery benchmark (bench/delivery): simulated devices and a provider against a running `herald serve`.
+        .executableTarget(
+            name: "HeraldBench",
+            dependencies: [
+                "HeraldCore", "HeraldAuth", "HeraldDeviceLink", "HeraldProviderClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),

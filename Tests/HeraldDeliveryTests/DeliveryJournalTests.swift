@@ -30,6 +30,15 @@ struct DeliveryJournalTests {
         }
     }
 
+    @Test("The default journal batch covers what one full group commit of the gateway makes to journal")
+    func defaultBatchKeepsUpWithGroupCommit() {
+        // The journal and the gateway take turns on the store's writer: per turn, the journal must be able to write
+        // the `sent` and `acknowledged` changes (and a report) of every notification one group commit accepted, or
+        // under overload its queue grows for as long as the overload lasts.
+        let groupCommit = SQLiteStore.Configuration(dataDirectory: "/nonexistent").maximumBatchSize
+        #expect(DeliveryEngine.Configuration().maximumJournalBatch >= 3 * groupCommit)
+    }
+
     @Test("A failed write is retried until it succeeds; nothing is lost or duplicated")
     func failedWriteIsRetried() async throws {
         let store = InMemoryDeliveryStore()

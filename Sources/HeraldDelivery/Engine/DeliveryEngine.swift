@@ -24,7 +24,12 @@ public final class DeliveryEngine: Service, Sendable {
         /// How often expirations and held low-priority notifications are checked.
         public var tickInterval: Duration = .milliseconds(100)
         /// The most changes written in one transaction.
-        public var maximumJournalBatch = 2000
+        ///
+        /// Why 10 000: the journal and the gateway's group commit take turns on the store's one writer. A
+        /// delivered notification makes two changes (`sent`, `acknowledged`; more with device reports), and a
+        /// group commit takes up to 2000 notifications, so a smaller batch lets the journal fall behind the
+        /// gateway under sustained overload and its queue grow without bound (bench/delivery/results-2026-11-23.md).
+        public var maximumJournalBatch = 10_000
         /// How long the journal waits before writing a failed batch again; doubled after each failure up to
         /// ``maximumJournalRetryDelay``.
         public var journalRetryDelay: Duration = .milliseconds(100)

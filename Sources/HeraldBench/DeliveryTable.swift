@@ -1,0 +1,122 @@
+/// The latency and rate table: one row per phase and rate, medians over its runs; then every run, folded.
+struct DeliveryTable {
+    /// The runs of one phase at one rate.
+    struct Row {
+        var phase: String
+        var rate: Double
+        var runs: [RunRecord]
+
+        func med(_ value: (RunRecord) -> Double) -> Double? { median(runs.map(value)) }
+        func medianOfPresent(_ value: (RunRecord) -> Double?) -> Double? { median(runs.compactMap(value)) }
+
+        var p99: Double { med { $0.latency.p99 } ?? .infinity }
+        var lossless: Bool { runs.allSatisfy(\.isLossless) }
+        var keptPace: Bool { runs.filter(\.keptPace).count * 2 > runs.count }
+
+        /// Whether the rate is sustained: median p99 under the limit, no loss, and deliveries kept pace in most runs.
+        func passes(p99Limit: Double) -> Bool { p99 < p99Limit && lossless && keptPace }
+
+        func verdict(p99Limit: Double) -> String {
+            var reasons: [String] = []
+            if !lossless { reasons.append("loss or refusals") }
+            if !keptPace { reasons.append("fell behind") }
+            if p99 >= p99Limit { reasons.append("p99 ≥ \(Int(p99Limit)) ms") }
+            return reasons.isEmpty ? "✓" : "✗ " + reasons.joined(separator: ", ")
+        }
+    }
+
+    var rows: [Row] = []
+    let p99Limit: Double
+
+    init(records: [RunRecord], p99Limit: Double) {
+        self.p99Limit = p99Limit
+        for record in records {
+            if let index = rows.firstIndex(where: { $0.phase == record.phase && $0.rate == record.rate }) {
+                rows[index].runs.append(record)
+            } else {
+                rows.append(Row(phase: record.phase, rate: record.rate, runs: [record]))
+            }
+        }
+    }
+
+    /// The highest sweep rate that passed, with every lower sweep rate passing too.
+    var highestSustained: Row? {
+        var best: Row?
+        for row in rows where row.phase == "sweep" {
+            guard row.passes(p99Limit: p99Limit) else { break }
+            best = row
+        }
+        return best
+    }
+
+    func markdown(gatewayAccept: Double?) -> String {
+        var lines = [
+            "| Phase | Offered /s | Runs | Accepted /s | Delivered /s | p50 ms | p99 ms | max ms | 200 answer p99 ms "
+                + "| Lost | Server CPU | Bench CPU | Others' CPU | Server RSS after | Result |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for row in rows {
+            let lost = row.runs.map(\.lost).reduce(0, +)
+            let refused = row.runs.map { $0.refused.values.reduce(0, +) + $0.failed }.reduce(0, +)
+            var cells = [
+                row.phase, Cell.rate(row.rate), "\(row.runs.count)", Cell.rate(row.med(\.acceptedPerSecond)),
+                Cell.rate(row.med(\.deliveredPerSecond)),
+            ]
+            cells += [
+                Cell.milliseconds(row.med { $0.latency.p50 }), Cell.milliseconds(row.med { $0.latency.p99 }),
+                Cell.milliseconds(row.med { $0.latency.max }), Cell.milliseconds(row.med { $0.answerLatency.p99 }),
+            ]
+            cells += [
+                "\(lost)" + (refused > 0 ? " (+\(refused) not 200)" : ""),
+                Cell.cores(row.medianOfPresent(\.serverCores)), Cell.cores(row.medianOfPresent(\.benchCores)),
+                Cell.cores(row.medianOfPresent(\.otherCores)),
+                Cell.mebibytes(row.medianOfPresent { $0.serverResidentKiB.map(Double.init) }), row.verdict(p99Limit: p99Limit),
+            ]
+            lines.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        lines.append("")
+        lines.append(summary(gatewayAccept: gatewayAccept))
+        lines.append("")
+        lines.append("<details><summary>Every run</summary>")
+        lines.append("")
+        lines.append(
+            "| Phase | Offered /s | Run | Sent | Accepted | Received | Lost | Dup. | Accepted /s | Delivered /s | p50 | p99 | max | Lag | Server CPU |"
+        )
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for row in rows {
+            for run in row.runs {
+                let cells = [
+                    run.phase, Cell.rate(run.rate), "\(run.run)", "\(run.sent)", "\(run.accepted)", "\(run.received)", "\(run.lost)",
+                    "\(run.duplicates)", Cell.rate(run.acceptedPerSecond), Cell.rate(run.deliveredPerSecond),
+                    Cell.milliseconds(run.latency.p50), Cell.milliseconds(run.latency.p99), Cell.milliseconds(run.latency.max),
+                    "\(run.maximumLag)", Cell.cores(run.serverCores), Cell.cores(run.otherCores),
+                ]
+                lines.append("| " + cells.joined(separator: " | ") + " |")
+            }
+        }
+        lines.append("")
+        lines.append("</details>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func summary(gatewayAccept: Double?) -> String {
+        var text: String
+        if let best = highestSustained {
+            text = "**Highest sustained rate with p99 < \(Int(p99Limit)) ms: \(Cell.rate(best.rate))/s** "
+            text += "(median p99 \(Cell.milliseconds(best.p99)) ms, delivered \(Cell.rate(best.med(\.deliveredPerSecond)))/s)."
+        } else {
+            text = "**No sweep rate passed** (p99 < \(Int(p99Limit)) ms, no loss, deliveries keeping pace)."
+        }
+        if let failed = rows.first(where: { $0.phase == "sweep" && !$0.passes(p99Limit: p99Limit) }) {
+            text += " The next step, \(Cell.rate(failed.rate))/s, failed: \(failed.verdict(p99Limit: p99Limit).dropFirst(2))"
+            text += " (median p99 \(Cell.milliseconds(failed.p99)) ms, delivered \(Cell.rate(failed.med(\.deliveredPerSecond)))/s)."
+        }
+        if let gatewayAccept {
+            let sustained = highestSustained?.rate ?? 0
+            let keepsUp = sustained >= 0.95 * gatewayAccept
+            text += " The gateway benchmark accepted \(Cell.rate(gatewayAccept))/s without delivery: delivery "
+            text += keepsUp ? "keeps up with acceptance." : String(format: "does **not** keep up (%.0f %% of it).", 100 * sustained / gatewayAccept)
+        }
+        return text
+    }
+}

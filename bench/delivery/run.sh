@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Delivery benchmark: provider request → device receipt through `herald serve`, with D simulated devices on the
+# device link and a provider at steady rates, all in one `herald-bench` process; then the server's memory per
+# idle connected device. See bench/delivery/README.md for how to read the table.
+#
+#   swift build -c release --product herald --product herald-bench
+#   bash bench/delivery/run.sh                          # defaults: D=1000, STEADY=500, sweep, RUNS=3, T=10, IDLE=10000
+#   R="2000 3000" RUNS=5 bash bench/delivery/run.sh     # only these sweep rates, more runs
+#   IDLE=0 bash bench/delivery/run.sh                   # skip the idle-memory phase
+#
+# Environment: D (1000 devices), R (sweep rates, "1000 2000 2500 3000 3500 4000 5000 … 12000"; the sweep stops
+# after the first failing rate), STEADY (500/s, the fixed moderate rate; 0 skips), T (10 s per run), RUNS (3 per
+# rate), OVERLOAD (an extra rate above the sweep, 12000/s; 0 skips), CONNECTIONS (4 provider connections),
+# IDLE (10000 idle devices; 0 skips), IDLE_RUNS (1), SETTLE (10 s before each memory reading), PIN=0 (no taskset),
+# HERALD_BIN (.build/release/herald), BENCH_BIN (.build/release/herald-bench), GATEWAY_RESULTS (the gateway results
+# to compare with), RESULTS (output, default bench/delivery/results-<date>.md), KEEP_TMP=1 (keep logs, JSON lines).
+# Exit: 0; 1 on a setup error; 2 when a run lost notifications, a request failed, or the server exited.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+ROOT=$PWD
+D=${D:-1000}
+R=${R:-1000 2000 2500 3000 3500 4000 5000 6000 8000 10000 12000}
+STEADY=${STEADY:-500}
+T=${T:-10}
+RUNS=${RUNS:-3}
+OVERLOAD=${OVERLOAD:-12000}
+CONNECTIONS=${CONNECTIONS:-4}
+IDLE=${IDLE:-10000}
+IDLE_RUNS=${IDLE_RUNS:-1}
+SETTLE=${SETTLE:-10}
+HERALD_BIN=${HERALD_BIN:-$ROOT/.build/release/herald}
+BENCH_BIN=${BENCH_BIN:-$ROOT/.build/release/herald-bench}
+GATEWAY_RESULTS=${GATEWAY_RESULTS:-$ROOT/bench/gateway/results-2026-11-23.md}
+RESULTS=${RESULTS:-$ROOT/bench/delivery/results-$(date +%F).md}
+KEY_ID=BENCH12345
+TEAM_ID=TEAM123456
+
+say() { printf '[bench] %s\n' "$*" >&2; }
+die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
+
+for bin in "$HERALD_BIN" "$BENCH_BIN"; do
+    [ -x "$bin" ] || die "no binary at $bin (swift build -c release --product herald --product herald-bench)"
+done
+command -v python3 >/dev/null 2>&1 || die "python3 is needed to pick free ports"
+
+# Pin the benchmark (devices and provider) to one core and the server to the other, as the gateway benchmark does.
+BENCH_PIN=() SERVER_PIN=() PINNING="none"
+if [ "${PIN:-1}" = 1 ] && command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+    BENCH_PIN=(taskset -c 0) SERVER_PIN=(taskset -c 1) PINNING="herald-bench on CPU 0, herald serve on CPU 1"
+fi
+# Each device link is one socket in the server and one in herald-bench.
+NEED_FILES=$((IDLE > D ? IDLE : D))
+NEED_FILES=$((NEED_FILES + 1024))
+ulimit -Hn 65536 2>/dev/null || true
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+[ "$(ulimit -n)" = unlimited ] || [ "$(ulimit -n)" -ge "$NEED_FILES" ] || die "ulimit -n is $(ulimit -n); $NEED_FILES open files are needed (raise the hard limit, or lower IDLE/D)"
+
+WORK=$(mktemp -d /tmp/herald-delivery-bench.XXXXXX)
+SERVER_PID=""
+cleanup() {
+    stop_server
+    if [ "${KEEP_TMP:-0}" = 1 ]; then say "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+vm() { # vm PID FIELD -> kB
+    awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || true
+}
+load_now() { sed 's/.*load average: //' <<<"$(uptime)"; }
+
+# start_server NAME: a new data dir, a signing key, `herald serve --allow-enrol`; sets SERVER_PID, H2C, LINK.
+start_server() {
+    local name=$1
+    DATA=$WORK/$name-data
+    H2C=$(free_port)
+    LINK=$(free_port)
+    "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/key.p8" \
+        --environment both --data-dir "$DATA" >"$WORK/$name-keys.log" 2>&1 || { cat "$WORK/$name-keys.log" >&2; die "herald keys generate failed"; }
+    "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA" --host 127.0.0.1 --h2c-port "$H2C" --tls-port=-1 \
+        --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} >"$WORK/$name-herald.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 600); do
+        grep -q '^herald: ready' "$WORK/$name-herald.log" && break
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/$name-herald.log" >&2; die "herald serve exited"; }
+        sleep 0.1
+    done
+    grep -q '^herald: ready' "$WORK/$name-herald.log" || { tail -20 "$WORK/$name-herald.log" >&2; die "herald not ready after 60 s"; }
+    say "$name: herald serve pid $SERVER_PID, h2c $H2C, device link $LINK (data $DATA)"
+}
+# stop_server: SIGTERM, then SIGKILL after 20 s. Sets SERVER_EXIT ("alive" when it was still running when asked).
+stop_server() {
+    [ -n "$SERVER_PID" ] || return 0
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+        SERVER_EXIT=alive
+        kill -TERM "$SERVER_PID" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
+        kill -KILL "$SERVER_PID" 2>/dev/null || true
+    else
+        SERVER_EXIT=exited
+    fi
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+
+FLAGGED=()
+LOAD_BEFORE=$(load_now)
+
+# --- (a) latency and rate sweep with D devices --------------------------------------------------
+SWEEP_HWM="" SWEEP_DB=""
+if [ "$D" -gt 0 ]; then
+    start_server delivery
+    rates=$(tr ' ' ',' <<<"$R" | sed 's/,,*/,/g; s/^,//; s/,$//')
+    say "delivery: $D devices, steady ${STEADY}/s, sweep $rates, overload ${OVERLOAD}/s, ${T} s × $RUNS runs"
+    "${BENCH_PIN[@]}" "$BENCH_BIN" delivery --host 127.0.0.1 --link-port "$LINK" --h2c-port "$H2C" --server-pid "$SERVER_PID" \
+        --p8 "$WORK/key.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" --devices "$D" --steady-rate "$STEADY" --rates "$rates" \
+        --overload-rate "$OVERLOAD" --seconds "$T" --runs "$RUNS" --connections "$CONNECTIONS" --json "$WORK/runs.jsonl" \
+        || FLAGGED+=("herald-bench delivery exited with status $?")
+    SWEEP_HWM=$(vm "$SERVER_PID" VmHWM)
+    SWEEP_DB=$(du -sk "$DATA" | cut -f1)
+    stop_server
+    [ "$SERVER_EXIT" = alive ] || FLAGGED+=("herald serve exited during the delivery runs (see $WORK/delivery-herald.log)")
+fi
+LOAD_MIDDLE=$(load_now)
+
+# --- (b) memory per idle device, a fresh server each run -----------------------------------------
+if [ "$IDLE" -gt 0 ]; then
+    for run in $(seq "$IDLE_RUNS"); do
+        start_server "idle-$run"
+        say "idle run $run: $IDLE devices, ${SETTLE} s settle before each reading"
+        "${BENCH_PIN[@]}" "$BENCH_BIN" idle --host 127.0.0.1 --link-port "$LINK" --server-pid "$SERVER_PID" \
+            --devices "$IDLE" --checkpoint $((IDLE / 10)) --settle-seconds "$SETTLE" --json "$WORK/idle.jsonl" \
+            || FLAGGED+=("herald-bench idle run $run exited with status $?")
+        stop_server
+        [ "$SERVER_EXIT" = alive ] || FLAGGED+=("herald serve exited during idle run $run (see $WORK/idle-$run-herald.log)")
+    done
+fi
+LOAD_AFTER=$(load_now)
+
+# --- (c) the results file ----------------------------------------------------------------------
+GATEWAY_ACCEPT=""
+if [ -f "$GATEWAY_RESULTS" ]; then
+    GATEWAY_ACCEPT=$(awk -F'|' '$2 ~ /^ *herald *$/ { gsub(/ /, "", $3); v = $3; if (v ~ /k$/) { sub(/k$/, "", v); v *= 1000 } print v; exit }' "$GATEWAY_RESULTS")
+fi
+report=()
+[ -s "$WORK/runs.jsonl" ] && report+=(--runs "$WORK/runs.jsonl")
+[ -s "$WORK/idle.jsonl" ] && report+=(--idle "$WORK/idle.jsonl")
+[ -n "$GATEWAY_ACCEPT" ] && report+=(--gateway-accept "$GATEWAY_ACCEPT")
+[ "${#report[@]}" -gt 0 ] || die "no run produced a result"
+TABLES=$("$BENCH_BIN" report "${report[@]}")
+if [ -s "$WORK/runs.jsonl" ] && grep -q '"lost":[1-9]\|"failed":[1-9]' "$WORK/runs.jsonl"; then
+    FLAGGED+=("a run lost notifications or had failed requests (see the Lost column)")
+fi
+
+HERALD_REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "uncommitted")
+kib_mib() { awk -v k="$1" 'BEGIN { if (k == "") print "—"; else printf "%.1f MiB", k / 1024 }'; }
+{
+    echo "# Delivery benchmark, $(date '+%F %H:%M %Z')"
+    echo
+    if [ -s "$WORK/runs.jsonl" ]; then
+        echo "Provider request → device receipt through \`herald serve\` (SQLite, \`synchronous=FULL\`), $D devices connected over"
+        echo "the device link, each with one app; a provider on $CONNECTIONS h2c connections (token auth) posting a 200-byte alert,"
+        echo "priority 10, to random devices at a steady rate for $T s per run, $RUNS run(s) per rate after one unrecorded warm-up;"
+        echo "medians. One server for all the delivery runs."
+    fi
+    if [ -s "$WORK/idle.jsonl" ]; then
+        echo "Idle memory: $IDLE devices enrolled and connected to a fresh server, ${SETTLE} s settle before each reading; $IDLE_RUNS run(s)."
+    fi
+    echo "Machine: $(nproc) × $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), pinning: $PINNING,"
+    echo "herald ${HERALD_REV}. Load average (1/5/15 min) before: $LOAD_BEFORE; after the delivery runs: $LOAD_MIDDLE;"
+    echo "at the end: $LOAD_AFTER."
+    echo
+    echo "$TABLES"
+    if [ -n "$SWEEP_HWM" ]; then
+        echo "Server peak RSS (VmHWM) over the delivery runs: $(kib_mib "$SWEEP_HWM"); data directory at the end: $(kib_mib "$SWEEP_DB")."
+        echo
+    fi
+    if [ "${#FLAGGED[@]}" -gt 0 ]; then
+        echo "**Flagged:**"
+        for line in "${FLAGGED[@]}"; do echo "- $line"; done
+        echo
+    fi
+} >"$WORK/results.md"
+
+cat "$WORK/results.md"
+mkdir -p "$(dirname "$RESULTS")"
+cp "$WORK/results.md" "$RESULTS"
+say "written to ${RESULTS#"$ROOT"/}"
+[ "${#FLAGGED[@]}" -eq 0 ] || exit 2
