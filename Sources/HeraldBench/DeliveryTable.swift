@@ -50,12 +50,16 @@ struct DeliveryTable {
     }
 
     func markdown(gatewayAccept: Double?) -> String {
+        let devices = rows.first?.runs.first?.devices ?? 0
         var lines = [
+            "## Latency and rate, \(devices) devices",
+            "",
             "| Phase | Offered /s | Runs | Accepted /s | Delivered /s | p50 ms | p99 ms | max ms | 200 answer p99 ms "
                 + "| Lost | Server CPU | Bench CPU | Others' CPU | Server RSS after | Result |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for row in rows {
+        // Sweep runs measured again because the machine was busy are in the details only.
+        for row in rows where !row.phase.hasSuffix("-busy") {
             let lost = row.runs.map(\.lost).reduce(0, +)
             let refused = row.runs.map { $0.refused.values.reduce(0, +) + $0.failed }.reduce(0, +)
             var cells = [
@@ -80,9 +84,10 @@ struct DeliveryTable {
         lines.append("<details><summary>Every run</summary>")
         lines.append("")
         lines.append(
-            "| Phase | Offered /s | Run | Sent | Accepted | Received | Lost | Dup. | Accepted /s | Delivered /s | p50 | p99 | max | Lag | Server CPU |"
+            "| Phase | Offered /s | Run | Sent | Accepted | Received | Lost | Dup. | Accepted /s | Delivered /s | p50 ms | p99 ms | max ms "
+                + "| Lag | Server CPU | Others' CPU |"
         )
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for row in rows {
             for run in row.runs {
                 let cells = [
@@ -110,6 +115,11 @@ struct DeliveryTable {
         if let failed = rows.first(where: { $0.phase == "sweep" && !$0.passes(p99Limit: p99Limit) }) {
             text += " The next step, \(Cell.rate(failed.rate))/s, failed: \(failed.verdict(p99Limit: p99Limit).dropFirst(2))"
             text += " (median p99 \(Cell.milliseconds(failed.p99)) ms, delivered \(Cell.rate(failed.med(\.deliveredPerSecond)))/s)."
+        }
+        let remeasured = Set(rows.filter { $0.phase == "sweep-busy" }.map(\.rate)).count
+        if remeasured > 0 {
+            text += " \(remeasured) rate(s) failed while other processes kept the machine busy and were measured again; "
+            text += "the busy runs are in the details (phase `sweep-busy`)."
         }
         if let gatewayAccept {
             let sustained = highestSustained?.rate ?? 0

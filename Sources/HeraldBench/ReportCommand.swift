@@ -74,6 +74,8 @@ struct IdleTable {
         guard let first = records.first else { return "" }
         func med(_ value: (IdleRecord) -> Double) -> Double? { median(records.map(value)) }
         var lines = [
+            "## Server memory per idle device",
+            "",
             "| Devices | Server RSS, none | with \(first.checkpoint) | with \(first.devices) | per device | marginal (\(first.checkpoint)→\(first.devices)) "
                 + "| peak (VmHWM) | server sockets added | bench RSS per client | connect time |",
             "|---|---|---|---|---|---|---|---|---|---|",

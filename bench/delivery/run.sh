@@ -3,7 +3,7 @@
 # device link and a provider at steady rates, all in one `herald-bench` process; then the server's memory per
 # idle connected device. See bench/delivery/README.md for how to read the table.
 #
-#   swift build -c release --product herald --product herald-bench
+#   swift build -c release
 #   bash bench/delivery/run.sh                          # defaults: D=1000, STEADY=500, sweep, RUNS=3, T=10, IDLE=10000
 #   R="2000 3000" RUNS=5 bash bench/delivery/run.sh     # only these sweep rates, more runs
 #   IDLE=0 bash bench/delivery/run.sh                   # skip the idle-memory phase
@@ -40,7 +40,7 @@ say() { printf '[bench] %s\n' "$*" >&2; }
 die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
 
 for bin in "$HERALD_BIN" "$BENCH_BIN"; do
-    [ -x "$bin" ] || die "no binary at $bin (swift build -c release --product herald --product herald-bench)"
+    [ -x "$bin" ] || die "no binary at $bin (swift build -c release)"
 done
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to pick free ports"
 
@@ -175,6 +175,7 @@ kib_mib() { awk -v k="$1" 'BEGIN { if (k == "") print "—"; else printf "%.1f M
     echo "at the end: $LOAD_AFTER."
     echo
     echo "$TABLES"
+    echo
     if [ -n "$SWEEP_HWM" ]; then
         echo "Server peak RSS (VmHWM) over the delivery runs: $(kib_mib "$SWEEP_HWM"); data directory at the end: $(kib_mib "$SWEEP_DB")."
         echo
