@@ -116,6 +116,11 @@ struct DeliveryTable {
             text += " The next step, \(Cell.rate(failed.rate))/s, failed: \(failed.verdict(p99Limit: p99Limit).dropFirst(2))"
             text += " (median p99 \(Cell.milliseconds(failed.p99)) ms, delivered \(Cell.rate(failed.med(\.deliveredPerSecond)))/s)."
         }
+        let remeasured = Set(rows.filter { $0.phase == "sweep-busy" }.map(\.rate)).count
+        if remeasured > 0 {
+            text += " \(remeasured) rate(s) failed while other processes kept the machine busy and were measured again; "
+            text += "the busy runs are in the details (phase `sweep-busy`)."
+        }
         if let gatewayAccept {
             let sustained = highestSustained?.rate ?? 0
             let keepsUp = sustained >= 0.95 * gatewayAccept
