@@ -77,6 +77,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var retentionHours = 168
 
+    @Flag(
+        name: .customLong("development-key"),
+        inversion: .prefixedNo,
+        help: "On a data directory without any signing key, make one for development, kept in <data-dir>/keys where `herald send` finds it."
+    )
+    var developmentKey = true
+
     @Option(name: .customLong("event-loops"), help: "Event-loop threads for each of the provider ports and the web port (default: one per core).")
     var eventLoops: Int?
 
@@ -126,6 +133,13 @@ struct ServeCommand: AsyncParsableCommand {
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let server = try await HeraldServer(configuration: configuration, logger: logger)
+            let keyLine: String?
+            do {
+                keyLine = try await developmentKeyLine(server: server)
+            } catch {
+                await server.shutdown()
+                throw error
+            }
             let tlsSummary = server.pki.map { "trust \($0.files.caCertificate.path)" } ?? "off"
             let gateway = server.gateway
             let web = server.web
@@ -147,22 +161,38 @@ struct ServeCommand: AsyncParsableCommand {
                     let tls = await gateway.tlsPort
                     let cleartext = await gateway.cleartextPort
                     let webPort = await web?.port
-                    let banner = [
-                        "Herald \(environment.rawValue) gateway",
-                        "  data:       \(dataPath) (SQLite)",
-                        "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
-                        "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
-                        "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
-                        "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
-                        "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
-                        "herald: ready",
-                    ]
+                    let banner =
+                        [
+                            "Herald \(environment.rawValue) gateway",
+                            "  data:       \(dataPath) (SQLite)",
+                            "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
+                            "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
+                            "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
+                            "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
+                            "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
+                        ] + (keyLine.map { [$0] } ?? []) + ["herald: ready"]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }
                 try await tasks.waitForAll()
             }
             await server.shutdown()
         }
+    }
+
+    /// Makes the development key on a data directory without keys (unless `--no-development-key`) and returns
+    /// the banner line that says where it is.
+    private func developmentKeyLine(server: HeraldServer) async throws -> String? {
+        guard developmentKey else { return nil }
+        guard
+            let made = try await LocalDevelopment.ensureDevelopmentKey(
+                store: server.store,
+                keysDirectory: data.keysDirectory,
+                clock: server.configuration.clock
+            )
+        else { return nil }
+        let path = made.file.standardizedFileURL.path
+        return
+            "  key:        \(path) (key id \(made.keyID), team \(LocalDevelopment.developmentTeamID): made for development; `herald send` signs with it)"
     }
 }
 

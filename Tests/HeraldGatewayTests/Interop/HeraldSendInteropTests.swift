@@ -26,7 +26,10 @@ struct HeraldSendInteropTests {
             data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-\(UUID().uuidString)")
             process = try ExternalProcess(
                 herald,
-                ["serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--link-port", "0", "--log-level", "warning"]
+                [
+                    "serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--link-port", "0", "--log-level", "warning",
+                    "--no-development-key",
+                ]
             )
             let banner = try await process.waitForOutput(deadline: .seconds(30)) { $0 == "herald: ready" }
             tlsPort = try #require(HeraldExecutableInteropTests.port(after: "https://127.0.0.1:", in: banner))
