@@ -199,6 +199,8 @@ struct ConsoleAPITests {
             #expect((refused["apnsID"] as? String)?.lowercased() == chosen.lowercased())
             // A body that is not a push form is the console's own 400.
             #expect(try await ConsoleHTTP.post(server, "console/send", ["payload": 12]).status == 400)
+            // The console's key lives in memory only: the store knows just the test's provider key.
+            #expect(try await server.server.store.signingKeys().map(\.keyID) == [server.credentials.keyID])
         }
     }
 
