@@ -54,6 +54,8 @@ struct ConsoleAPITests {
             let actions = try #require(categories.first { $0["identifier"] as? String == "ORDER" }?["actions"] as? [[String: Any]])
             #expect(actions.map { $0["identifier"] as? String } == ["TRACK", "REPLY"])
             #expect(actions.last?["textInputButtonTitle"] as? String == "Send")
+            // The app's token on the screen is the one the server issued (what a provider sends to).
+            #expect(app["deviceToken"] as? String == (try device.token(for: Self.app)))
             let before = try await ConsoleHTTP.get(server, "devices/\(device.id)/screen")
             #expect(before.object?["online"] as? Bool == true)
             #expect(before.object?["deviceID"] as? String == device.id)
