@@ -164,12 +164,26 @@ struct Seed003AppStateTests {
     func budget() async throws {
         let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
         #expect(await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID)).events == ["background"])
-        let held = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        let heldID = NotificationID.random()
+        let held = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, apnsID: heldID))
         #expect(held.first(.dropped)?.string("reason") == DropReason.backgroundPushBudget.rawValue)
         #expect(held.first(.dropped)?.detail["held"] == .bool(true))
         let opened = try await device.setState(.foreground, in: Self.bundleID)
         #expect(opened.events == ["background"])
         #expect(opened.first(.background)?.detail["held"] == .bool(true))
+        // The report names the held push, so that a device link can add it to that push's trace.
+        #expect(opened.first(.background)?.apnsID == heldID)
+        #expect(opened.first(.background)?.notificationIdentifier == heldID.text)
+    }
+
+    @Test("a held push the app never got (it was force-quit) is not reported when the app opens later")
+    func heldPushDiscardedByKill() async throws {
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        _ = try await device.setState(.terminatedByUser, in: Self.bundleID)
+        let opened = try await device.setState(.foreground, in: Self.bundleID)
+        #expect(opened.first(.background) == nil)
     }
 
     @Test("an app that never calls the fetch handler runs out of its 30 s on the clock")

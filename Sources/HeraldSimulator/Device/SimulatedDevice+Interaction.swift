@@ -67,18 +67,33 @@ extension SimulatedDevice {
 
     /// Moves an app to a state as the user and the system would (launching it first when the
     /// state needs a running app). Reports `background` when a held background push reaches the
-    /// app as it opens.
+    /// app as it opens, naming that push (its `apns-id`), so that its trace records it.
     public func setState(_ state: AppLifecycleState, in bundleID: String) async throws -> [DeviceReport] {
         let app = try hosted(bundleID)
         let calls = await app.move(to: state)
+        if state == .terminatedByUser || state == .notRunning {
+            // The runtime discards a held push when the app ends.
+            apps[bundleID]?.heldPush = nil
+        }
         guard calls.contains(.didReceiveRemoteNotification) else { return [] }
+        let held = apps[bundleID]?.heldPush
+        apps[bundleID]?.heldPush = nil
         let detail: [String: JSONValue] = [
             "callback": .string(AppCall.didReceiveRemoteNotification.rawValue),
             "callbacks": ReportDetail.strings(calls.map(\.rawValue)),
             "held": .bool(true),
             "stateAfter": .string(await app.runtime.appState.rawValue),
         ]
-        return [report(.background, app, nil, detail)]
+        return [
+            DeviceReport(
+                event: .background,
+                bundleID: bundleID,
+                apnsID: held?.apnsID,
+                notificationIdentifier: held?.identifier,
+                date: clock.now,
+                detail: detail
+            )
+        ]
     }
 
     private func responseReports(
