@@ -231,6 +231,7 @@ let package = Package(
             name: "HeraldTestingTests",
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
+                "HeraldUserNotifications", "HeraldTestSupport",
             ]
         ),
         // Examples/ProviderExample's code and tests, compiled here too so that `swift test` runs them.

@@ -31,6 +31,10 @@ extension LinkedDevice {
         let device = self.device
         let onEvent = self.onEvent
         await withDiscardingTaskGroup { tasks in
+            // One queue per app: its notifications run one at a time in arrival order and their reports go out in
+            // that order (a `removed` report about an earlier notification never precedes that one's `displayed`);
+            // apps do not wait for one another.
+            var queues: [String: AsyncStream<DeviceLinkNotification>.Continuation] = [:]
             for await message in client.messages {
                 switch message {
                 case .notification(let notification):
@@ -38,19 +42,27 @@ extension LinkedDevice {
                     // acknowledged again and dropped by the device, never shown twice.
                     client.acknowledge(notification.apnsID)
                     if seen.insert(notification.apnsID) { onEvent(.notification(notification)) }
-                    tasks.addTask {
-                        let reports = await device.receive(IncomingNotification(notification))
-                        for report in reports {
-                            if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
-                            onEvent(.report(report))
+                    if queues[notification.bundleID] == nil {
+                        let (queue, input) = AsyncStream.makeStream(of: DeviceLinkNotification.self)
+                        queues[notification.bundleID] = input
+                        tasks.addTask {
+                            for await notification in queue {
+                                let reports = await device.receive(IncomingNotification(notification))
+                                for report in reports {
+                                    if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
+                                    onEvent(.report(report))
+                                }
+                            }
                         }
                     }
+                    queues[notification.bundleID]?.yield(notification)
                 case .error(let error):
                     onEvent(.serverError(error))
                 case .welcome, .registered, .unregistered:
                     break
                 }
             }
+            for input in queues.values { input.finish() }
         }
         state.withLock { $0.client = nil }
         if Task.isCancelled { _ = await client.close() }
