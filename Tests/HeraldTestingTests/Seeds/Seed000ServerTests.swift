@@ -103,6 +103,19 @@ struct Seed000ServerTests {
         }
     }
 
+    @Test("a payload without sender-id leaves the content as it is: the extension ran, the step was skipped")
+    func missingKey() async throws {
+        try await withSeed(manifest: Self.manifest(), topic: Self.app) { server, phone, provider in
+            let apnsID = try await provider.send(#"{"aps":{"alert":"plain","mutable-content":1}}"#, to: phone.token(for: Self.app))
+            let shown = try await phone.expectNotification(in: Self.app, within: .seconds(10), "with body plain") { $0.body == "plain" }
+            #expect(shown.title == "")
+            try await server.expectDelivered(apnsID, reporting: [.modified, .displayed])
+            let modified = try await server.expectTraceEvent(.modified, of: apnsID)
+            #expect(modified.detail["changed"] == .bool(false))
+            #expect(modified.detail["steps"]?.arrayValue?.first?.objectValue?["result"] == .string("skipped"))
+        }
+    }
+
     @Test("a silent push never runs the extension, even with mutable-content")
     func silentPushSkipsExtension() async throws {
         try await withSeed(manifest: Self.manifest(), topic: Self.app) { server, phone, provider in
