@@ -176,6 +176,24 @@ struct Seed003AppStateTests {
         #expect(opened.first(.background)?.notificationIdentifier == heldID.text)
     }
 
+    @Test("a tap on a notification opens the app and delivers the held push: its background report names it")
+    func heldPushDeliveredByTap() async throws {
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        let heldID = NotificationID.random()
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, apnsID: heldID))
+        _ = await device.receive(push(#"{"aps":{"alert":"New episode"}}"#, to: Self.bundleID, collapseID: "alert"))
+        let reports = try await device.tap("alert", in: Self.bundleID)
+        #expect(reports.events == ["action", "removed", "background"])
+        let background = try #require(reports.first(.background))
+        #expect(background.apnsID == heldID)
+        #expect(background.detail["held"] == .bool(true))
+        #expect(background.string("stateAfter") == "foreground")
+        // Delivered once: opening the app again later reports nothing more.
+        _ = try await device.setState(.background, in: Self.bundleID)
+        #expect(try await device.setState(.foreground, in: Self.bundleID).isEmpty)
+    }
+
     @Test("a held push the app never got (it was force-quit) is not reported when the app opens later")
     func heldPushDiscardedByKill() async throws {
         let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))

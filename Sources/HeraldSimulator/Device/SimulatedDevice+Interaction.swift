@@ -1,19 +1,29 @@
 import Foundation
 import HeraldUserNotifications
 
+import struct HeraldCore.NotificationID
+
 extension SimulatedDevice {
     /// The user taps a notification: the app opens and receives the default action.
     /// Reports `action` (with the callbacks the app received) and `removed`.
+    ///
+    /// Opening the app this way delivers a held background push too: then a `background` report
+    /// (`held: true`) names it.
     public func tap(_ identifier: String, in bundleID: String) async throws -> [DeviceReport] {
         let app = try hosted(bundleID)
         let outcome = try await refusing { try await app.runtime.tap(identifier) }
-        return await responseReports(
+        var reports = await responseReports(
             app,
             identifier,
             event: .action,
             outcome: outcome,
             extra: ["action": .string(UNNotificationDefaultActionIdentifier)]
         )
+        if outcome.stateAfter == .foreground, let held = apps[bundleID]?.heldPush {
+            apps[bundleID]?.heldPush = nil
+            reports.append(heldPushReport(held, in: bundleID, calls: [.didReceiveRemoteNotification], stateAfter: outcome.stateAfter))
+        }
+        return reports
     }
 
     /// The user chooses an action of a notification; a text input action needs `text`. Reports
@@ -78,22 +88,30 @@ extension SimulatedDevice {
         guard calls.contains(.didReceiveRemoteNotification) else { return [] }
         let held = apps[bundleID]?.heldPush
         apps[bundleID]?.heldPush = nil
+        return [heldPushReport(held, in: bundleID, calls: calls, stateAfter: await app.runtime.appState)]
+    }
+
+    /// `background` for a held push that reached the app as it opened.
+    private func heldPushReport(
+        _ held: (apnsID: NotificationID, identifier: String)?,
+        in bundleID: String,
+        calls: [AppCall],
+        stateAfter: AppLifecycleState
+    ) -> DeviceReport {
         let detail: [String: JSONValue] = [
             "callback": .string(AppCall.didReceiveRemoteNotification.rawValue),
             "callbacks": ReportDetail.strings(calls.map(\.rawValue)),
             "held": .bool(true),
-            "stateAfter": .string(await app.runtime.appState.rawValue),
+            "stateAfter": .string(stateAfter.rawValue),
         ]
-        return [
-            DeviceReport(
-                event: .background,
-                bundleID: bundleID,
-                apnsID: held?.apnsID,
-                notificationIdentifier: held?.identifier,
-                date: clock.now,
-                detail: detail
-            )
-        ]
+        return DeviceReport(
+            event: .background,
+            bundleID: bundleID,
+            apnsID: held?.apnsID,
+            notificationIdentifier: held?.identifier,
+            date: clock.now,
+            detail: detail
+        )
     }
 
     private func responseReports(

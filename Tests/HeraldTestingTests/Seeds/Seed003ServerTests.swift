@@ -246,6 +246,28 @@ struct Seed003ServerTests {
         }
     }
 
+    @Test("a held push also reaches the app when the user opens it by tapping a notification; its trace says so")
+    func heldUntilTapped() async throws {
+        let manifest = Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#)
+        try await withSeed(manifest: manifest, topic: Self.app) { server, phone, provider in
+            let token = try phone.token(for: Self.app)
+            let first = try await provider.send(Self.silent, to: token, pushType: .background)
+            try await server.expectDelivered(first, reporting: [.background])
+            let held = try await provider.send(Self.silent, to: token, pushType: .background)
+            try await server.expectDelivered(held, reporting: [.dropped])
+            let alert = try await provider.send(#"{"aps":{"alert":"New episode"}}"#, to: token, collapseID: "episode")
+            try await server.expectDelivered(alert, reporting: [.displayed])
+
+            let reports = try await phone.tap("episode", in: Self.app)
+            #expect(reports.events == ["action", "removed", "background"])
+            let background = try await server.expectTraceEvent(.background, of: held, within: .seconds(10))
+            #expect(background.detail["held"] == .bool(true))
+            #expect(try await server.trace(of: held).reportKinds == ["dropped", "background"])
+            try await server.expectTrace(of: alert, contains: .action)
+            #expect(try await server.trace(of: alert).reportKinds == ["displayed", "action", "removed"])
+        }
+    }
+
     @Test("an app that never calls the fetch handler runs out of its 30 s on the device's clock")
     func fetchBudget() async throws {
         let clock = ManualNotificationClock()
