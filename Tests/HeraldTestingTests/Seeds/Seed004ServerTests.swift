@@ -81,6 +81,29 @@ struct Seed004ServerTests {
         }
     }
 
+    @Test("the seed's first payload: title, subtitle and body, sound, badge, and the image attached")
+    func seedPayload() async throws {
+        let images = try LocalHTTPServer(routes: ["/background-cover.png": .init(status: 200, contentType: "image/png", body: Data(SeedFixture.png))])
+        defer { images.stop() }
+        try await withSeed(manifest: Self.manifest(), topic: Self.app) { server, phone, provider in
+            let payload = """
+                {"aps":{"alert":{"title":"message","subtitle":"brief message","body":"Your message Here"},\
+                "sound":"default","badge":1,"mutable-content":1},"image":"http://127.0.0.1:\(images.port)/background-cover.png"}
+                """
+            let apnsID = try await provider.send(payload, to: phone.token(for: Self.app))
+            let shown = try await phone.expectNotification(titled: "message", in: Self.app, within: .seconds(20))
+            #expect(shown.subtitle == "brief message")
+            #expect(shown.body == "Your message Here")
+            #expect(shown.sound == "default")
+            #expect(shown.badge == 1)
+            #expect(shown.attachments.map(\.identifier) == ["image"])
+            let displayed = try await server.expectTraceEvent(.displayed, of: apnsID, within: .seconds(10))
+            #expect(displayed.detail["subtitle"] == .string("brief message"))
+            #expect(displayed.detail["attachments"]?.arrayValue?.count == 1)
+            try await server.expectState(of: apnsID, is: .delivered)
+        }
+    }
+
     @Test("a failed download (404) shows the notification without an attachment")
     func notFound() async throws {
         let images = try LocalHTTPServer(routes: [:])
