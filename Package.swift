@@ -199,7 +199,7 @@ let package = Package(
             ]
         ),
         // The command line's option handling and output, without a server.
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldCore"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore"]),
         .testTarget(
             name: "HeraldSimulatorTests",
             dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore", "HeraldTestSupport"]

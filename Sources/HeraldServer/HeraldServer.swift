@@ -28,6 +28,8 @@ public struct HeraldServer: Sendable {
     public let pki: DevelopmentPKI?
     /// The configuration it was built from.
     public let configuration: Configuration
+    /// Deletes finished notifications after the retention time, unless retention is off.
+    public let retention: RetentionService?
 
     /// Opens the store, restores the engine and builds the servers.
     ///
@@ -110,6 +112,15 @@ public struct HeraldServer: Sendable {
         } else {
             web = nil
         }
+        self.retention = configuration.retention.map { retention in
+            RetentionService(
+                store: store,
+                configuration: .init(retention: retention),
+                clock: configuration.clock,
+                registry: metrics,
+                logger: logger
+            )
+        }
         self.store = store
         self.engine = engine
         self.pki = pki
@@ -119,6 +130,7 @@ public struct HeraldServer: Sendable {
     /// and the engine writes its journal last.
     public var services: [any Service] {
         var services: [any Service] = [engine]
+        if let retention { services.append(retention) }
         if let web { services.append(web) }
         services.append(gateway)
         return services
