@@ -232,6 +232,7 @@ let package = Package(
             name: "HeraldTestingTests",
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
+                "HeraldUserNotifications", "HeraldTestSupport",
                 "HeraldServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
