@@ -103,7 +103,8 @@ public struct HeraldServer: Sendable {
                 configuration: linkConfiguration,
                 registry: store,
                 engine: engine,
-                responders: [InspectionAPI(store: store, engine: engine), MetricsEndpoint(registry: metrics)],
+                // The console last: it answers only `/` and `/console`, never a path under `/api/`.
+                responders: [InspectionAPI(store: store, engine: engine), MetricsEndpoint(registry: metrics), ConsoleResponder()],
                 clock: configuration.clock,
                 logger: logger
             )
