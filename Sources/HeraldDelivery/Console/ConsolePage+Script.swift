@@ -582,7 +582,8 @@ extension ConsolePage {
                 el('span', { text: (rendering.size || []).map((n) => Math.round(n)).join(' × ') })),
               el('div', { class: 'expanded-title', text: rendering.headerTitle }),
               (rendering.lines || []).map((line) => el('div', { class: 'expanded-line', text: line })));
-            if (rendering.mediaButton && rendering.mediaButton.type !== 'none') {
+            // The button type is encoded as Apple's raw value (0 none, 1 default, 2 overlay) or its name.
+            if (rendering.mediaButton && rendering.mediaButton.type !== 'none' && rendering.mediaButton.type !== 0) {
               const button = el('button', { testid: 'play-pause', title: rendering.mediaButton.isPlaying ? 'Pause' : 'Play',
                 onclick: () => interact(deviceID, { bundleID: app.bundleID, kind: 'playPause' }, box) },
                 rendering.mediaButton.isPlaying ? '❚❚' : '▶');
