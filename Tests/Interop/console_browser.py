@@ -55,6 +55,7 @@ def parse_arguments():
     parser.add_argument("--action", required=True, help="a plain action's identifier")
     parser.add_argument("--text-action", required=True, help="a text input action's identifier")
     parser.add_argument("--text", default="On my way", help="the text typed for the text input action")
+    parser.add_argument("--expand", metavar="TITLE", help="also expand the first notification: its content extension shows TITLE, then play/pause")
     parser.add_argument("--out", required=True, help="the directory for the screenshots")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step")
     return parser.parse_args()
@@ -190,6 +191,19 @@ class Console:
         # 3. The notification on the device's screen.
         self.wait_for_notification(apns_id, first_title)
         self.step("on-device")
+
+        # 3b. Expanded: the content extension's rendering, its play/pause button, collapsed again.
+        if arguments.expand:
+            self.by_id("expand", self.notification(apns_id)).click()
+            self.wait(
+                f"the content extension's rendering ({arguments.expand!r}) in {apns_id}",
+                lambda: arguments.expand in self.by_id("expanded", self.notification(apns_id)).text,
+            )
+            self.by_id("play-pause", self.notification(apns_id)).click()
+            self.wait("the media button to play", lambda: "Playing" in self.by_id("expanded", self.notification(apns_id)).text)
+            self.step("expanded")
+            self.by_id("expand", self.notification(apns_id)).click()
+            self.wait("the notification to collapse", lambda: not self.notification(apns_id).find_elements(By.CSS_SELECTOR, '[data-testid="expanded"]'))
 
         # 4. A plain action; the trace shows it.
         self.by_id(f"action-{arguments.action}", self.notification(apns_id)).click()

@@ -14,8 +14,11 @@ struct ConsoleBrowserTests {
     static let action = "like"
     static let textAction = "reply"
     static let replyText = "On my way"
+    /// The content extension's title for the first notification (`"Chat: {title}"` with the script's title).
+    static let expandedTitle = "Chat: Lunch at noon?"
 
-    /// The device: one app with a category that has a plain action and a text input action.
+    /// The device: one app with a category that has a plain action and a text input action, and a content extension
+    /// with a play/pause button for that category.
     static let manifest = """
         {
           "name": "Console iPhone",
@@ -31,6 +34,17 @@ struct ConsoleBrowserTests {
                     { "identifier": "\(action)", "title": "Like" }
                   ]
                 }
+              ],
+              "contentExtensions": [
+                {
+                  "name": "MessageContent",
+                  "UNNotificationExtensionCategory": ["\(category)"],
+                  "UNNotificationExtensionInitialContentSizeRatio": 0.4,
+                  "UNNotificationExtensionOverridesDefaultTitle": true,
+                  "title": "Chat: {title}",
+                  "lines": ["{body}"],
+                  "mediaPlayPauseButton": { "type": "default", "frame": [0, 0, 44, 44], "tint": "#0A84FF" }
+                }
               ]
             }
           ]
@@ -41,7 +55,7 @@ struct ConsoleBrowserTests {
     static var screenshots: URL { Interop.packageRoot.appendingPathComponent(".build/test-output/console") }
     static var script: String { Interop.packageRoot.appendingPathComponent("Tests/Interop/console_browser.py").path }
 
-    @Test("send from the form, see it on the device's screen, press an action and a text input action, follow the trace")
+    @Test("send from the form, see it on the device's screen, expand it, press an action and a text input action, follow the trace")
     func consoleEndToEnd() async throws {
         let python = try await Interop.python()
         try await Self.requireBrowser(python: python)
@@ -64,7 +78,7 @@ struct ConsoleBrowserTests {
                 [
                     Self.script, "--url", "http://127.0.0.1:\(server.linkPort)/", "--device", deviceID, "--app", Self.app,
                     "--category", Self.category, "--action", Self.action, "--text-action", Self.textAction, "--text", Self.replyText,
-                    "--out", Self.screenshots.path,
+                    "--expand", Self.expandedTitle, "--out", Self.screenshots.path,
                 ],
                 deadline: .seconds(300)
             )
@@ -79,13 +93,13 @@ struct ConsoleBrowserTests {
             #expect(summary["validationReason"] as? String == "PayloadEmpty", "\(context)")
             #expect(
                 summary["steps"] as? [String] == [
-                    "console", "invalid-payload", "sent", "on-device", "action-in-trace", "text-input", "text-input-in-trace",
+                    "console", "invalid-payload", "sent", "on-device", "expanded", "action-in-trace", "text-input", "text-input-in-trace",
                 ],
                 "\(context)"
             )
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
-            #expect(screenshots.count == 7, "\(context)")
+            #expect(screenshots.count == 8, "\(context)")
             for path in screenshots {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
                 #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 10_000, "\(path) is not a PNG of the page")
