@@ -118,11 +118,12 @@ let package = Package(
         .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications"]),
         // A simulated device on the device link: hello, registration, receive → ack → report, reconnection.
         .target(name: "HeraldDeviceHost", dependencies: ["HeraldCore", "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications"]),
-        // The wiring of `herald serve`: store, delivery engine, gateway, device link and inspection API.
+        // The wiring of `herald serve`: store, delivery engine, gateway, device link, inspection API and the console's
+        // API (which sends through the gateway with the provider client).
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldDelivery",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldDelivery", "HeraldProviderClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -41,6 +41,10 @@ extension DeviceOutput {
         case .notification(let notification): self.notification(notification)
         case .report(let report): self.report(report)
         case .serverError(let error): status("server error \(error.code): \(error.message)")
+        case .interacted(let interaction, let error):
+            let target = [interaction.identifier, interaction.action, interaction.state].compactMap { $0 }.joined(separator: " ")
+            let what = "console: \(interaction.kind) \(target) in \(interaction.bundleID)"
+            status(error.map { "\(what) refused: \($0)" } ?? what)
         case .linkClosed: status("link closed; reconnecting")
         case .unreachable(let error, let delay):
             let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18

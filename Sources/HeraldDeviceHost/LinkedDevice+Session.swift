@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldDeviceLink
 import HeraldSimulator
+import HeraldUserNotifications
 
 extension LinkedDevice {
     /// One connection; returns the hello to use next time (an enrolled device comes back with its id and secret).
@@ -27,10 +28,17 @@ extension LinkedDevice {
             _ = await client.close()
             throw error
         }
-        state.withLock { $0.client = client }
+        let screens = ScreenSender(device: device, client: client)
+        state.withLock {
+            $0.client = client
+            $0.screens = screens
+        }
         let device = self.device
         let onEvent = self.onEvent
         await withDiscardingTaskGroup { tasks in
+            tasks.addTask { await screens.run() }
+            // The first screen follows the registrations.
+            screens.request()
             for await message in client.messages {
                 switch message {
                 case .notification(let notification):
@@ -44,25 +52,92 @@ extension LinkedDevice {
                             if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
                             onEvent(.report(report))
                         }
+                        screens.request()
                     }
+                case .interact(let interaction):
+                    tasks.addTask { await self.run(interaction, client: client, screens: screens) }
                 case .error(let error):
                     onEvent(.serverError(error))
                 case .welcome, .registered, .unregistered:
                     break
                 }
             }
+            screens.finish()
         }
-        state.withLock { $0.client = nil }
+        state.withLock {
+            $0.client = nil
+            $0.screens = nil
+        }
         if Task.isCancelled { _ = await client.close() }
         return next
     }
 
-    /// Sends reports on the open link (when there is one) and tells them as events.
+    /// Sends reports on the open link (when there is one) and tells them as events; then a fresh screen.
     func deliver(_ reports: [DeviceReport]) {
-        let client = state.withLock { $0.client }
+        let (client, screens) = state.withLock { ($0.client, $0.screens) }
         for report in reports {
             if let linkReport = DeviceLinkReport(report) { client?.report(linkReport) }
             onEvent(.report(report))
         }
+        screens?.request()
+    }
+
+    /// Runs the console's `interact` through the device: its reports, then a fresh screen, then `interacted`.
+    private func run(_ interaction: DeviceLinkInteraction, client: DeviceLinkClient, screens: ScreenSender) async {
+        var failure: String?
+        do {
+            let reports = try await perform(interaction)
+            for report in reports {
+                if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
+                onEvent(.report(report))
+            }
+        } catch let error as SimulatorError {
+            failure = error.message
+        } catch {
+            failure = "\(error)"
+        }
+        await screens.requestAndWait()
+        try? await client.send(.interacted(DeviceLinkInteractionResult(id: interaction.id, error: failure)))
+        onEvent(.interacted(interaction, error: failure))
+    }
+
+    /// Does what the interaction asks through the simulated device.
+    private func perform(_ interaction: DeviceLinkInteraction) async throws -> [DeviceReport] {
+        let bundleID = interaction.bundleID
+        func identifier() throws -> String {
+            guard let identifier = interaction.identifier else {
+                throw InteractionRequestError("\(interaction.kind) needs the notification's identifier")
+            }
+            return identifier
+        }
+        switch interaction.kind {
+        case .tap: return try await device.tap(try identifier(), in: bundleID)
+        case .action:
+            guard let action = interaction.action else { throw InteractionRequestError("action needs the action identifier") }
+            return try await device.perform(action, on: try identifier(), in: bundleID, text: interaction.text)
+        case .dismiss: return try await device.dismiss(try identifier(), in: bundleID)
+        case .expand: return try await device.expand(try identifier(), in: bundleID)
+        case .collapse:
+            try await device.collapse(in: bundleID)
+            return []
+        case .playPause: return try await device.playPause(in: bundleID)
+        case .setState:
+            guard let text = interaction.state, let state = AppLifecycleState(rawValue: text) else {
+                let known = AppLifecycleState.allCases.map(\.rawValue).joined(separator: ", ")
+                throw InteractionRequestError("setState needs a state: one of \(known)")
+            }
+            return try await device.setState(state, in: bundleID)
+        default:
+            throw InteractionRequestError("unknown interaction \"\(interaction.kind)\"")
+        }
+    }
+}
+
+/// An `interact` the device cannot run as asked (a member missing, an unknown kind or state).
+struct InteractionRequestError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }

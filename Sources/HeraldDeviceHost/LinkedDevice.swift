@@ -107,6 +107,8 @@ public enum LinkedDeviceEvent: Sendable {
     case report(DeviceReport)
     /// The server sent an error frame.
     case serverError(DeviceLinkError)
+    /// The device ran the web console's `interact` (its reports were told first), or refused it with `error`.
+    case interacted(DeviceLinkInteraction, error: String?)
     /// The connection closed; the device reconnects.
     case linkClosed
     /// The server could not be reached or the session failed; the device tries again after the delay.
@@ -115,6 +117,7 @@ public enum LinkedDeviceEvent: Sendable {
 
 struct LinkState {
     var client: DeviceLinkClient?
+    var screens: ScreenSender?
     var tokens: [String: DeviceToken] = [:]
     var deviceID: String?
 }

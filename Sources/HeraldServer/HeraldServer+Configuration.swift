@@ -45,6 +45,10 @@ extension HeraldServer {
         public var webEventLoopThreads: Int?
         /// SQLite's synchronous mode.
         public var synchronous: SQLiteStore.SynchronousMode = .full
+        /// How long the web console's `GET /api/v1/events?after=` waits for an event.
+        public var consoleLongPollTimeout: Duration = .seconds(25)
+        /// How long the web console's `POST /api/v1/devices/{id}/interactions` waits for the device.
+        public var consoleInteractionTimeout: Duration = .seconds(5)
         /// The time every rule reads (token age, expiration) and every trace event is stamped with.
         public var clock: any WallClock = SystemWallClock()
 

@@ -26,6 +26,9 @@ public struct HeraldServer: Sendable {
     public let web: DeviceLinkServer?
     /// The development PKI, when TLS is on.
     public let pki: DevelopmentPKI?
+    /// The web console's live state: devices' screens, interactions, events.
+    public let console: ConsoleHub
+    private let consolePushes: ConsolePushes
     /// The configuration it was built from.
     public let configuration: Configuration
 
@@ -71,11 +74,13 @@ public struct HeraldServer: Sendable {
         engineConfiguration.policy.lowPriorityBurstWindow = configuration.lowPriorityBurstWindow
         // One registry for the whole process, read by `GET /metrics` on the web port (docs/metrics.md).
         let metrics = PrometheusCollectorRegistry()
+        let console = ConsoleHub()
         let engine = DeliveryEngine(
             store: store,
             configuration: engineConfiguration,
             clock: configuration.clock,
             metrics: DeliveryMetrics(registry: metrics),
+            onTraceRecorded: { console.traceRecorded($0, event: $1.rawValue) },
             logger: logger
         )
         // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
@@ -87,12 +92,31 @@ public struct HeraldServer: Sendable {
         }
 
         let services = ProviderServices(store: store, clock: configuration.clock, onAccepted: { engine.accepted($0) })
-        self.gateway = Gateway(
+        let gateway = Gateway(
             configuration: gatewayConfiguration,
             services: services,
             metrics: GatewayMetrics(registry: metrics),
             logger: logger
         )
+        let consolePushes: ConsolePushes
+        do {
+            consolePushes = try ConsolePushes(
+                store: store,
+                rules: ProviderRequestRules(environment: gatewayConfiguration.environment, policy: gatewayConfiguration.policy),
+                verifier: services.verifier,
+                gateway: gateway,
+                host: configuration.host,
+                caFile: pki?.files.caCertificate.path,
+                clock: configuration.clock
+            )
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        var consoleConfiguration = ConsoleAPI.Configuration()
+        consoleConfiguration.longPollTimeout = configuration.consoleLongPollTimeout
+        consoleConfiguration.interactionTimeout = configuration.consoleInteractionTimeout
+        let consoleAPI = ConsoleAPI(hub: console, pushes: consolePushes, configuration: consoleConfiguration)
         if let linkPort = configuration.linkPort {
             var linkConfiguration = DeviceLinkServer.Configuration()
             linkConfiguration.host = configuration.host
@@ -103,17 +127,22 @@ public struct HeraldServer: Sendable {
                 configuration: linkConfiguration,
                 registry: store,
                 engine: engine,
-                // The console last: it answers only `/` and `/console`, never a path under `/api/`.
-                responders: [InspectionAPI(store: store, engine: engine), MetricsEndpoint(registry: metrics), ConsoleResponder()],
+                // The console's routes first: the inspection API answers every other /api/v1/ path. The page last: it
+                // answers only `/` and `/console`, never a path under `/api/`.
+                responders: [consoleAPI, InspectionAPI(store: store, engine: engine), MetricsEndpoint(registry: metrics), ConsoleResponder()],
                 clock: configuration.clock,
+                console: console,
                 logger: logger
             )
         } else {
             web = nil
         }
+        self.gateway = gateway
         self.store = store
         self.engine = engine
         self.pki = pki
+        self.console = console
+        self.consolePushes = consolePushes
     }
 
     /// The services, in start order: graceful shutdown runs in reverse, so the gateway stops accepting first
@@ -133,6 +162,7 @@ public struct HeraldServer: Sendable {
 
     /// Closes the store, committing what is queued; call after the services have stopped.
     public func shutdown() async {
+        await consolePushes.shutdown()
         await store.shutdown()
     }
 }

@@ -67,6 +67,8 @@ public final class HeraldTestServer: Sendable {
         public var teamID = "TEAMHERALD"
         /// Server log level (warnings by default, so test output stays quiet).
         public var logLevel: Logger.Level = .warning
+        /// How long the console's `GET /api/v1/events?after=` waits for an event (`herald serve`: 25 s).
+        public var consoleLongPollTimeout: Duration = .seconds(25)
 
         /// The defaults.
         public init() {}
@@ -119,6 +121,7 @@ public final class HeraldTestServer: Sendable {
         configuration.webEventLoopThreads = 1
         configuration.synchronous = .normal
         configuration.clock = clock
+        configuration.consoleLongPollTimeout = options.consoleLongPollTimeout
         let server = try await HeraldServer(configuration: configuration, logger: logger)
         do {
             let key = try PrivateSigningKey.generate(teamID: options.teamID)
@@ -169,7 +172,7 @@ public final class HeraldTestServer: Sendable {
     public var tlsURL: String? { addresses.ports.tls.map { "https://127.0.0.1:\($0)" } }
     /// The device link, e.g. `ws://127.0.0.1:51236/device-link`.
     public var deviceLinkURL: String { "ws://127.0.0.1:\(webPort)/device-link" }
-    /// The inspection API's root, e.g. `http://127.0.0.1:51236/api/v1/`.
+    /// The inspection API's root, e.g. `http://127.0.0.1:51236/api/v1/` (the web console's API is under it too).
     public var inspectionURL: String { "http://127.0.0.1:\(webPort)/api/v1/" }
     var webPort: Int { addresses.ports.web ?? 0 }
 }

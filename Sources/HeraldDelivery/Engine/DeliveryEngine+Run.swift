@@ -42,6 +42,7 @@ extension DeliveryEngine {
             let actions: [DeliveryStateMachine.Action]
             switch event {
             case .accepted(let notification):
+                onTraceRecorded?(notification.id, .accepted)
                 actions = machine.accepted(notification, now: now)
             case .sessionOpened(let session, let tokens):
                 actions = machine.sessionOpened(session, tokens: tokens, now: now)
@@ -117,6 +118,9 @@ extension DeliveryEngine {
     private func writeJournal(_ journal: DeliveryJournal) async {
         while let batch = await journal.nextBatch() {
             await write(batch)
+            if let onTraceRecorded {
+                for change in batch { onTraceRecorded(change.notificationID, change.event) }
+            }
             resumeIdleWaiters(journal.didWrite(batch.count))
         }
     }

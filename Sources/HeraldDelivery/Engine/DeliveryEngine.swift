@@ -66,6 +66,7 @@ public final class DeliveryEngine: Service, Sendable {
     let snapshot = Mutex(Snapshot())
     let idleWaiters = Mutex(IdleWaiters())
     let hasRun = Atomic<Bool>(false)
+    let onTraceRecorded: (@Sendable (NotificationID, TraceEventKind) -> Void)?
 
     /// Creates an engine; nothing is read or sent until ``restore()`` and ``run()``.
     ///
@@ -74,14 +75,19 @@ public final class DeliveryEngine: Service, Sendable {
     ///   - tickClock: the clock the engine sleeps on between ticks and between attempts at a failed write.
     ///   - metrics: where deliveries, waiting notifications, connected devices and the delivery latency are
     ///     counted (docs/metrics.md); by default a registry of the engine's own that nothing reads.
+    ///   - onTraceRecorded: told of each trace event once it is in the store (and of `accepted` when the engine
+    ///     hears of a committed notification), from the engine's tasks; must return quickly (the web console's
+    ///     live updates).
     public init(
         store: any DeliveryStore,
         configuration: Configuration = .init(),
         clock: any WallClock = SystemWallClock(),
         tickClock: any Clock<Duration> = ContinuousClock(),
         metrics: DeliveryMetrics = DeliveryMetrics(registry: PrometheusCollectorRegistry()),
+        onTraceRecorded: (@Sendable (NotificationID, TraceEventKind) -> Void)? = nil,
         logger: Logger
     ) {
+        self.onTraceRecorded = onTraceRecorded
         self.store = store
         self.metrics = metrics
         self.configuration = configuration

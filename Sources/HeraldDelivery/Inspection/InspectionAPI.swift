@@ -44,6 +44,24 @@ public struct InspectionAPI: WebResponder {
     }
 }
 
+/// The paths of the web port's JSON APIs, e.g. `/api/v1/devices/{id}`.
+enum RoutePattern {
+    /// The captured `{name}` segments when `segments` fit the pattern.
+    static func match(_ pattern: String, _ segments: [String]) -> [String: String]? {
+        let expected = pattern.split(separator: "/").map(String.init)
+        guard expected.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(expected, segments) {
+            if expected.hasPrefix("{"), expected.hasSuffix("}") {
+                parameters[String(expected.dropFirst().dropLast())] = actual
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
+
 /// A refusal with its HTTP status, thrown by route handlers.
 struct InspectionError: Error {
     var status: Int
@@ -61,17 +79,7 @@ extension InspectionAPI {
 
         /// The captured parameters when `segments` fit the pattern.
         func match(_ segments: [String]) -> [String: String]? {
-            let pattern = path.split(separator: "/").map(String.init)
-            guard pattern.count == segments.count else { return nil }
-            var parameters: [String: String] = [:]
-            for (expected, actual) in zip(pattern, segments) {
-                if expected.hasPrefix("{"), expected.hasSuffix("}") {
-                    parameters[String(expected.dropFirst().dropLast())] = actual
-                } else if expected != actual {
-                    return nil
-                }
-            }
-            return parameters
+            RoutePattern.match(path, segments)
         }
     }
 

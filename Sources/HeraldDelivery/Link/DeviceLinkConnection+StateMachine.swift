@@ -44,6 +44,10 @@ extension DeviceLinkConnection {
             case acknowledge(NotificationID)
             /// Tell the engine what the device reported.
             case report(DeviceLinkReport)
+            /// Keep the device's newest screen (the text of a JSON object).
+            case screen(deviceID: String, json: [UInt8])
+            /// The device ran an `interact` request.
+            case interacted(DeviceLinkInteractionResult)
             /// Tell the engine the session is over.
             case closeSession
         }
@@ -175,6 +179,10 @@ extension DeviceLinkConnection {
                 return [.acknowledge(apnsID)]
             case (.authenticated, .report(let report)):
                 return [.report(report)]
+            case (.authenticated(let deviceID), .screen(let json)):
+                return [.screen(deviceID: deviceID, json: json)]
+            case (.authenticated, .interacted(let result)):
+                return [.interacted(result)]
             case (.closed, _):
                 return []
             }
@@ -186,7 +194,8 @@ extension DeviceLinkConnection {
             case .register(let request), .unregister(let request): error.id = request.id
             case .ack(let apnsID): error.apnsID = apnsID.text
             case .report(let report): error.apnsID = report.apnsID.text
-            case .hello: break
+            case .interacted(let result): error.id = result.id
+            case .hello, .screen: break
             }
             return error
         }

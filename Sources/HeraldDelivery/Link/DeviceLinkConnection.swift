@@ -25,7 +25,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     init(services: DeviceLinkServices) {
         self.services = services
         self.machine = StateMachine(allowsEnrolment: services.configuration.allowsEnrolment)
-        self.assembler = WebSocketMessageAssembler(maximumMessageSize: services.configuration.maximumMessageSize)
+        let configuration = services.configuration
+        self.assembler = WebSocketMessageAssembler(maximumMessageSize: max(configuration.maximumMessageSize, configuration.maximumScreenSize))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -39,15 +40,17 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         case nil, .pong:
             break
         case .text(let buffer):
-            let frame = Result { () throws(DeviceLinkError) in try DeviceLinkClientMessage(frame: buffer.readableBytesView) }
+            var frame = Result { () throws(DeviceLinkError) in try DeviceLinkClientMessage(frame: buffer.readableBytesView) }
+            // A `screen` has its own, larger limit (the assembler lets through the larger of the two).
+            let isScreen = if case .success(.screen) = frame { true } else { false }
+            let limit = isScreen ? services.configuration.maximumScreenSize : services.configuration.maximumMessageSize
+            if buffer.readableBytes > limit { frame = .failure(tooLarge(buffer.readableBytes)) }
             perform(machine.received(frame), context: context)
         case .binary:
             let error = DeviceLinkError(code: .malformedFrame, message: "binary frames are not used: send JSON text frames")
             perform(machine.received(.failure(error)), context: context)
         case .tooLarge(let size):
-            let limit = services.configuration.maximumMessageSize
-            let error = DeviceLinkError(code: .frameTooLarge, message: "a message of \(size) bytes or more is over the limit of \(limit) bytes")
-            perform(machine.received(.failure(error)), context: context)
+            perform(machine.received(.failure(tooLarge(size))), context: context)
         case .ping(let data):
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: data)), promise: nil)
         case .close(let code, _):
@@ -57,6 +60,15 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             services.logger.debug("device link protocol error", metadata: ["device_link.error": "\(message)"])
             sendClose(.protocolError, reason: message, context: context)
         }
+    }
+
+    private func tooLarge(_ size: Int) -> DeviceLinkError {
+        let limit = services.configuration.maximumMessageSize
+        let screenLimit = services.configuration.maximumScreenSize
+        return DeviceLinkError(
+            code: .frameTooLarge,
+            message: "a message of \(size) bytes or more is over the limit of \(limit) bytes (\(screenLimit) for a screen)"
+        )
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -114,9 +126,14 @@ final class DeviceLinkConnection: ChannelInboundHandler {
                 if let session { services.engine.acknowledged(apnsID, session: session.id) }
             case .report(let report):
                 if let session { services.engine.reported(Self.deviceReport(report), session: session.id) }
+            case .screen(let deviceID, let json):
+                services.console.screenReceived(deviceID: deviceID, json: json, atMilliseconds: services.clock.nowMilliseconds())
+            case .interacted(let result):
+                services.console.interacted(result)
             case .closeSession:
                 if let session {
                     services.engine.sessionClosed(session.id)
+                    services.console.sessionClosed(session)
                     self.session = nil
                 }
             }
@@ -133,6 +150,7 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         // The welcome is already written to the pipeline, so the engine's first notification (which hops to this
         // event loop) follows it; the engine hears of the session before the device can read its welcome.
         services.engine.sessionOpened(session, tokens: tokens)
+        services.console.sessionOpened(session)
         context.flush()
     }
 

@@ -1,3 +1,4 @@
+import HeraldDeviceLink
 import NIOCore
 
 extension DeviceLinkServer {
@@ -12,9 +13,11 @@ extension DeviceLinkServer {
         /// The largest device-link message accepted; a larger one gets `frame-too-large` and is dropped,
         /// and the connection stays open.
         public var maximumMessageSize = 64 * 1024
+        /// The largest `screen` message accepted (a device's whole screen is larger than other messages).
+        public var maximumScreenSize = DeviceLinkClientMessage.maximumScreenSize
         /// The largest single WebSocket frame read at all; a larger one closes the connection (code 1009),
         /// because its bytes would have to be held to skip it.
-        public var maximumFrameSize = 1 << 20
+        public var maximumFrameSize = 2 << 20
         /// How long a new WebSocket may wait before its `hello`.
         public var helloTimeout: TimeAmount = .seconds(30)
         /// The largest HTTP request body read (the inspection API reads none); larger gets `413`.

@@ -35,12 +35,14 @@ public actor DeviceLinkServer: Service {
     ///   - engine: Told of each session, token, acknowledgement and report; it also knows which devices are online.
     ///   - responders: Asked in order for every HTTP request other than the WebSocket upgrade.
     ///   - clock: The time of unregistrations.
+    ///   - console: Where devices' screens, `interacted` answers and link changes go (the web console's live state).
     public init(
         configuration: Configuration,
         registry: any DeviceRegistry,
         engine: DeliveryEngine,
         responders: [any WebResponder] = [],
         clock: any WallClock = SystemWallClock(),
+        console: ConsoleHub = ConsoleHub(),
         logger: Logger
     ) {
         self.configuration = configuration
@@ -51,11 +53,15 @@ public actor DeviceLinkServer: Service {
             work: ServerWorkQueue(),
             clock: clock,
             logger: logger,
-            configuration: configuration
+            configuration: configuration,
+            console: console
         )
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.logger = logger
     }
+
+    /// Where devices' screens, `interacted` answers and link changes go.
+    public nonisolated var console: ConsoleHub { services.console }
 
     /// The port the listener is bound to, once running.
     public var port: Int? { boundPort }
@@ -108,6 +114,8 @@ public actor DeviceLinkServer: Service {
 
     /// Tells every connection to close, waits for them (up to the grace period), then closes the rest.
     private func drainConnections() async {
+        // Long polls and interactions in flight answer now, so that the HTTP connections can close.
+        services.console.close()
         let open = connections.all
         logger.info("web port shutting down", metadata: ["device_link.connections": "\(open.count)"])
         for channel in open {

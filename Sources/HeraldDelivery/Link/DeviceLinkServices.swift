@@ -13,6 +13,7 @@ final class DeviceLinkServices: Sendable {
     let clock: any WallClock
     let logger: Logger
     let configuration: DeviceLinkServer.Configuration
+    let console: ConsoleHub
 
     init(
         registry: any DeviceRegistry,
@@ -21,7 +22,8 @@ final class DeviceLinkServices: Sendable {
         work: ServerWorkQueue,
         clock: any WallClock,
         logger: Logger,
-        configuration: DeviceLinkServer.Configuration
+        configuration: DeviceLinkServer.Configuration,
+        console: ConsoleHub
     ) {
         self.registry = registry
         self.engine = engine
@@ -30,6 +32,7 @@ final class DeviceLinkServices: Sendable {
         self.clock = clock
         self.logger = logger
         self.configuration = configuration
+        self.console = console
     }
 }
 

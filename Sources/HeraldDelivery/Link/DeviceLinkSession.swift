@@ -30,6 +30,11 @@ final class DeviceLinkSession: DeviceSession {
         write(DeviceLinkServerMessage.error(error).frame())
     }
 
+    /// Writes an `interact` frame (the web console's request).
+    func interact(_ interaction: DeviceLinkInteraction) {
+        write(DeviceLinkServerMessage.interact(interaction).frame())
+    }
+
     private func write(_ text: [UInt8]) {
         let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(bytes: text))
         channel.writeAndFlush(frame, promise: nil)

@@ -174,7 +174,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
                 hello.fail(error)
                 return
             }
-        case .notification:
+        case .notification, .interact:
             break
         }
         messages.yield(message)

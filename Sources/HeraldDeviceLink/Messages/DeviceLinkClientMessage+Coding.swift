@@ -3,6 +3,8 @@ import HeraldCore
 extension DeviceLinkClientMessage {
     /// The longest enrolment name accepted, in UTF-8 bytes (control characters are refused too).
     public static let maximumNameLength = 200
+    /// The largest `screen` message a server accepts, in bytes (other messages: 64 KiB).
+    public static let maximumScreenSize = 1 << 20
 
     /// Reads a frame a device sent.
     ///
@@ -20,13 +22,26 @@ extension DeviceLinkClientMessage {
         case "unregister": self = .unregister(try Self.appRequest(reader, context))
         case "ack": self = .ack(apnsID: try Self.notificationID(reader, context))
         case "report": self = .report(try Self.report(reader, context))
+        case "screen": self = .screen(json: try reader.rawObject("screen", context: context))
+        case "interacted":
+            self = .interacted(
+                DeviceLinkInteractionResult(
+                    id: try reader.string("id", context: context),
+                    error: try reader.optionalString("error", context: context)
+                )
+            )
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
 
     /// The frame's text: one JSON object.
     public func frame() -> [UInt8] {
-        var writer = JSONTextWriter()
+        var writer: JSONTextWriter
+        if case .screen(let json) = self {
+            writer = JSONTextWriter(capacity: 32 + json.count)
+        } else {
+            writer = JSONTextWriter()
+        }
         writer.beginObject()
         switch self {
         case .hello(.device(let id, let secret)):
@@ -53,6 +68,14 @@ extension DeviceLinkClientMessage {
                 writer.key("detail")
                 writer.rawValue(detail)
             }
+        case .screen(let json):
+            writer.member("type", "screen")
+            writer.key("screen")
+            writer.rawValue(json)
+        case .interacted(let result):
+            writer.member("type", "interacted")
+            writer.member("id", result.id)
+            if let error = result.error { writer.member("error", error) }
         }
         writer.endObject()
         return writer.bytes

@@ -15,6 +15,25 @@ public enum DeviceLinkClientMessage: Sendable, Hashable {
     case ack(apnsID: NotificationID)
     /// `report`: what became of a notification on the device (no reply).
     case report(DeviceLinkReport)
+    /// `screen`: the whole device as a console shows it, the exact bytes of a JSON object (the device's
+    /// `DeviceSnapshot`); sent after the registrations and after every change (no reply).
+    case screen(json: [UInt8])
+    /// `interacted`: the device ran the `interact` request with this `id` (no reply).
+    case interacted(DeviceLinkInteractionResult)
+}
+
+/// The body of `interacted`: how an `interact` request went.
+public struct DeviceLinkInteractionResult: Sendable, Hashable {
+    /// The `id` of the `interact` request.
+    public var id: String
+    /// Why the device could not run it (no such app, notification or action); `nil` when it ran.
+    public var error: String?
+
+    /// Creates a result.
+    public init(id: String, error: String? = nil) {
+        self.id = id
+        self.error = error
+    }
 }
 
 /// How a device identifies itself in `hello`.

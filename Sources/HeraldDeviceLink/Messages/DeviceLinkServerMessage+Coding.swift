@@ -50,6 +50,18 @@ extension DeviceLinkServerMessage {
                     apnsID: try reader.optionalString("apnsID", context: context)
                 )
             )
+        case "interact":
+            self = .interact(
+                DeviceLinkInteraction(
+                    id: try reader.string("id", context: context),
+                    bundleID: try reader.string("bundleID", context: context),
+                    kind: DeviceLinkInteraction.Kind(rawValue: try reader.string("kind", context: context)),
+                    identifier: try reader.optionalString("identifier", context: context),
+                    action: try reader.optionalString("action", context: context),
+                    text: try reader.optionalString("text", context: context),
+                    state: try reader.optionalString("state", context: context)
+                )
+            )
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
@@ -107,6 +119,17 @@ extension DeviceLinkServerMessage {
             writer.member("message", error.message)
             writer.member("id", error.id)
             writer.member("apnsID", error.apnsID)
+        case .interact(let interaction):
+            writer = JSONTextWriter()
+            writer.beginObject()
+            writer.member("type", "interact")
+            writer.member("id", interaction.id)
+            writer.member("bundleID", interaction.bundleID)
+            writer.member("kind", interaction.kind.rawValue)
+            if let identifier = interaction.identifier { writer.member("identifier", identifier) }
+            if let action = interaction.action { writer.member("action", action) }
+            if let text = interaction.text { writer.member("text", text) }
+            if let state = interaction.state { writer.member("state", state) }
         }
         writer.endObject()
         return writer.bytes

@@ -14,6 +14,82 @@ public enum DeviceLinkServerMessage: Sendable, Hashable {
     case notification(DeviceLinkNotification)
     /// `error`: a frame was refused.
     case error(DeviceLinkError)
+    /// `interact`: the console asks the device to do what a user would (tap, choose an action, …); the device
+    /// answers with `interacted` carrying the same `id`.
+    case interact(DeviceLinkInteraction)
+}
+
+/// The body of `interact`: one user interaction for the device to run.
+public struct DeviceLinkInteraction: Sendable, Hashable {
+    /// What the user does: a `RawRepresentable` struct, so that a kind a device does not know is data it can
+    /// refuse with an `interacted` error rather than a frame it cannot read.
+    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The wire form, e.g. `action`.
+        public let rawValue: String
+
+        /// Creates a kind from its wire form.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// Tap the notification (its default action); needs `identifier`.
+        public static let tap = Self(rawValue: "tap")
+        /// Choose an action button; needs `identifier` and `action`, and `text` for a text input action.
+        public static let action = Self(rawValue: "action")
+        /// Clear the notification; needs `identifier`.
+        public static let dismiss = Self(rawValue: "dismiss")
+        /// Long-press the notification (its content extension renders it); needs `identifier`.
+        public static let expand = Self(rawValue: "expand")
+        /// Close the expanded interface.
+        public static let collapse = Self(rawValue: "collapse")
+        /// Press the expanded interface's media play/pause button.
+        public static let playPause = Self(rawValue: "playPause")
+        /// Move the app to another state; needs `state` (`foreground`, `background`, `notRunning`, …).
+        public static let setState = Self(rawValue: "setState")
+
+        /// Every kind a device runs.
+        public static let allKnown: [Kind] = [.tap, .action, .dismiss, .expand, .collapse, .playPause, .setState]
+
+        /// Whether devices know this kind.
+        public var isKnown: Bool { Self.allKnown.contains(self) }
+
+        /// The wire form.
+        public var description: String { rawValue }
+    }
+
+    /// Chosen by the server; the device's `interacted` carries it back.
+    public var id: String
+    /// The app, e.g. `com.example.app`.
+    public var bundleID: String
+    /// What the user does.
+    public var kind: Kind
+    /// The notification request identifier (for `tap`, `action`, `dismiss`, `expand`).
+    public var identifier: String?
+    /// The action identifier (for `action`).
+    public var action: String?
+    /// The text typed (for a text input `action`).
+    public var text: String?
+    /// The app state to move to (for `setState`).
+    public var state: String?
+
+    /// Creates an interaction.
+    public init(
+        id: String,
+        bundleID: String,
+        kind: Kind,
+        identifier: String? = nil,
+        action: String? = nil,
+        text: String? = nil,
+        state: String? = nil
+    ) {
+        self.id = id
+        self.bundleID = bundleID
+        self.kind = kind
+        self.identifier = identifier
+        self.action = action
+        self.text = text
+        self.state = state
+    }
 }
 
 /// The body of `welcome`.

@@ -17,12 +17,12 @@ enum ProviderDecision: Sendable {
 final class ProviderRequestProcessor: Sendable {
     /// The most body bytes a connection buffers for one request: the largest payload APNs takes (VoIP,
     /// 5120 bytes, spec §A.6) plus one, so that "too large" is known without keeping the rest.
-    static let bodyLimit = PushType.voip.maximumPayloadSize + 1
+    static let bodyLimit = ProviderRequestRules.bodyLimit
 
     private let services: ProviderServices
     private let environment: APNSEnvironment
     private let policy: ValidationPolicy
-    private let payloadValidator: PayloadValidator
+    private let rules: ProviderRequestRules
     private let rateLimiter: TokenRateLimiter?
     private let metrics: GatewayMetrics
 
@@ -35,7 +35,7 @@ final class ProviderRequestProcessor: Sendable {
         self.metrics = metrics
         self.environment = configuration.environment
         self.policy = configuration.policy
-        self.payloadValidator = PayloadValidator(policy: configuration.policy)
+        self.rules = ProviderRequestRules(environment: configuration.environment, policy: configuration.policy)
         self.rateLimiter = configuration.perTokenRateLimit > 0 ? TokenRateLimiter(perSecond: configuration.perTokenRateLimit) : nil
     }
 
@@ -101,10 +101,7 @@ final class ProviderRequestProcessor: Sendable {
         }
     }
 
-    struct Rejection: Error {
-        var reason: APNSReason
-        var timestamp: Int64?
-    }
+    typealias Rejection = ProviderRequestRules.Rejection
 
     private func decide(
         head: ProviderRequestHead,
@@ -131,55 +128,28 @@ final class ProviderRequestProcessor: Sendable {
         if let reason = authorization.rejection, reason != .topicDisallowed, reason != .missingTopic {
             return .failure(Rejection(reason: reason))
         }
-        // 5. header values
-        let values: ProviderHeaderValues
-        switch ProviderHeaderValues.parse(head, policy: policy, nowSeconds: nowSeconds) {
-        case .failure(let reason): return .failure(Rejection(reason: reason))
-        case .success(let parsed): values = parsed
-        }
-        // 6. topic
-        guard let topic = head.topic ?? authorization.topic else { return .failure(Rejection(reason: .missingTopic)) }
-        let pushType: PushType
-        let bundleID: String
-        switch Topic.resolve(topic, pushType: values.pushType) {
-        case .failure(let reason): return .failure(Rejection(reason: reason))
-        case .success(let resolved): (pushType, bundleID) = resolved
-        }
-        if let reason = authorization.rejection { return .failure(Rejection(reason: reason)) }
-        // 7. device token
-        guard let token = DeviceToken(hex: tokenText) else { return .failure(Rejection(reason: .badDeviceToken)) }
-        guard let record = try? services.store.lookup(token), record.environment == environment else {
-            return .failure(Rejection(reason: .badDeviceToken))
-        }
-        guard record.bundleID == bundleID else { return .failure(Rejection(reason: .deviceTokenNotForTopic)) }
-        if let unregistered = record.unregisteredAtMilliseconds {
-            return .failure(Rejection(reason: .unregistered, timestamp: unregistered))
-        }
-        // 8. payload
-        if bodyTooLarge { return .failure(Rejection(reason: .payloadTooLarge)) }
-        if case .failure(let reason) = payloadValidator.validate(body, pushType: pushType) {
-            return .failure(Rejection(reason: reason))
+        // 5.–8. header values, topic, device token, payload: the rules the web console's validation shares
+        let deferred = authorization.rejection  // TopicDisallowed or MissingTopic, reported after the topic check
+        let notification: AcceptedNotification
+        switch rules.check(
+            head: head,
+            tokenText: tokenText,
+            body: body,
+            bodyTooLarge: bodyTooLarge,
+            authorizedTopic: authorization.topic,
+            authorizationRejection: deferred,
+            store: services.store,
+            nowMilliseconds: now,
+            apnsID: apnsID
+        ) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(let accepted): notification = accepted
         }
         // 9. per-token rate
-        if let rateLimiter, !rateLimiter.admit(token, nowMilliseconds: now) {
+        if let rateLimiter, !rateLimiter.admit(notification.token, nowMilliseconds: now) {
             return .failure(Rejection(reason: .tooManyRequests))
         }
-        let id = NotificationID(apnsID) ?? NotificationID.random()
-        return .success(
-            AcceptedNotification(
-                id: id,
-                token: token,
-                topic: topic,
-                bundleID: bundleID,
-                environment: environment,
-                pushType: pushType,
-                priority: values.priority ?? .immediate,
-                expiration: values.expiration,
-                collapseID: values.collapseID,
-                payload: body,
-                acceptedAtMilliseconds: now
-            )
-        )
+        return .success(notification)
     }
 
     /// Runs the connection's authentication rules, loading a key the verifier has not seen from the store.

@@ -1,0 +1,128 @@
+import HeraldCore
+import HeraldDeviceLink
+import Synchronization
+
+/// What the web console reads live, in memory only: each device's newest screen, which devices are connected (so
+/// an interaction can be sent), interactions waiting for their `interacted`, and the event log.
+///
+/// The device-link server feeds it (screens, `interacted`, sessions), the delivery engine adds trace events, and
+/// ``ConsoleAPI`` reads it. Every method is callable from any thread and none blocks.
+public final class ConsoleHub: Sendable {
+    /// A device's newest screen.
+    public struct Screen: Sendable, Hashable {
+        /// The device's `DeviceSnapshot` as it sent it: the text of a JSON object.
+        public var json: [UInt8]
+        /// When it arrived, in milliseconds since the epoch.
+        public var updatedAtMilliseconds: Int64
+    }
+
+    /// How an interaction went.
+    public enum InteractionOutcome: Sendable, Hashable {
+        /// The device ran it.
+        case done
+        /// The device refused it, with its message.
+        case refused(String)
+        /// The device has no open device link.
+        case offline
+        /// No `interacted` came in time.
+        case timedOut
+    }
+
+    private struct State {
+        var screens: [String: Screen] = [:]
+        /// Each device's open links, oldest first: interactions go to the newest.
+        var sessions: [String: [DeviceLinkSession]] = [:]
+        var pending: [String: OneShot<InteractionOutcome>] = [:]
+        var nextInteraction: UInt64 = 0
+        var closed = false
+    }
+
+    /// The live updates.
+    public let events: ConsoleEventLog
+    private let state = Mutex(State())
+
+    /// An empty hub.
+    public init(events: ConsoleEventLog = ConsoleEventLog()) {
+        self.events = events
+    }
+
+    /// The device's newest screen, if it ever sent one (kept after it disconnects).
+    public func screen(deviceID: String) -> Screen? {
+        state.withLock { $0.screens[deviceID] }
+    }
+
+    /// Whether the device has an open device link.
+    public func isOnline(deviceID: String) -> Bool {
+        state.withLock { $0.sessions[deviceID] != nil }
+    }
+
+    /// Records a trace event (the delivery engine calls it once the event is written).
+    public func traceRecorded(_ apnsID: NotificationID, event: String) {
+        events.append(.trace(apnsID: apnsID.text, event: event))
+    }
+
+    /// Sends an `interact` frame to the device's newest link and waits up to `timeout` for its `interacted`.
+    ///
+    /// - Parameter interaction: makes the frame's body from the request id the hub chose.
+    public func interact(
+        deviceID: String,
+        timeout: Duration,
+        _ interaction: (_ id: String) -> DeviceLinkInteraction
+    ) async -> InteractionOutcome {
+        let waiter = OneShot<InteractionOutcome>()
+        let sent = state.withLock { state -> (DeviceLinkSession, String)? in
+            guard !state.closed, let session = state.sessions[deviceID]?.last else { return nil }
+            state.nextInteraction += 1
+            let id = "console-\(state.nextInteraction)"
+            state.pending[id] = waiter
+            return (session, id)
+        }
+        guard let (session, id) = sent else { return .offline }
+        session.interact(interaction(id))
+        let outcome = await waiter.value(within: timeout, otherwise: .timedOut)
+        _ = state.withLock { $0.pending.removeValue(forKey: id) }
+        return outcome
+    }
+
+    /// Wakes every waiting reader and interaction (the server is shutting down).
+    public func close() {
+        let waiters = state.withLock { state in
+            state.closed = true
+            defer { state.pending = [:] }
+            return Array(state.pending.values)
+        }
+        for waiter in waiters { waiter.fulfil(.offline) }
+        events.close()
+    }
+
+    // MARK: Fed by the device-link server
+
+    /// A device authenticated on a link: interactions go to it from now on.
+    func sessionOpened(_ session: DeviceLinkSession) {
+        state.withLock { $0.sessions[session.deviceID, default: []].append(session) }
+        events.append(.device(deviceID: session.deviceID, online: true))
+    }
+
+    /// A device's link closed; interactions go to its other open link, if any.
+    func sessionClosed(_ session: DeviceLinkSession) {
+        let offline = state.withLock { state -> Bool in
+            guard var open = state.sessions[session.deviceID] else { return false }
+            open.removeAll { $0.id == session.id }
+            state.sessions[session.deviceID] = open.isEmpty ? nil : open
+            return open.isEmpty
+        }
+        if offline { events.append(.device(deviceID: session.deviceID, online: false)) }
+    }
+
+    /// A device sent its screen.
+    func screenReceived(deviceID: String, json: [UInt8], atMilliseconds: Int64) {
+        state.withLock { $0.screens[deviceID] = Screen(json: json, updatedAtMilliseconds: atMilliseconds) }
+        events.append(.screen(deviceID: deviceID))
+    }
+
+    /// A device answered an `interact`; an answer nobody waits for (it came too late) is ignored.
+    func interacted(_ result: DeviceLinkInteractionResult) {
+        let waiter = state.withLock { $0.pending.removeValue(forKey: result.id) }
+        waiter?.fulfil(result.error.map { .refused($0) } ?? .done)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HeraldDeviceLink
+import HeraldSimulator
+import Synchronization
+
+/// Sends the device's `screen` on one link: after each request, one snapshot taken after it, sent in order.
+///
+/// Requests that come while a screen is being taken and sent are coalesced into the next one, so a burst of
+/// changes costs at most two screens. ``requestAndWait()`` returns once a screen taken after the call is written,
+/// which is how an `interacted` follows the screen that shows the interaction's effect.
+final class ScreenSender: Sendable {
+    private struct Progress {
+        var requested: UInt64 = 0
+        var sent: UInt64 = 0
+        var waiters: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var finished = false
+    }
+
+    private let device: SimulatedDevice
+    private let client: DeviceLinkClient
+    private let triggers: AsyncStream<Void>
+    private let input: AsyncStream<Void>.Continuation
+    private let progress = Mutex(Progress())
+
+    init(device: SimulatedDevice, client: DeviceLinkClient) {
+        self.device = device
+        self.client = client
+        (triggers, input) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Asks for a fresh screen; returns the request's number.
+    @discardableResult
+    func request() -> UInt64 {
+        let number = progress.withLock { progress in
+            progress.requested += 1
+            return progress.requested
+        }
+        input.yield()
+        return number
+    }
+
+    /// Asks for a fresh screen and waits until it is written (or the link ended).
+    func requestAndWait() async {
+        let number = request()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = progress.withLock { progress -> Bool in
+                if progress.finished || progress.sent >= number { return true }
+                progress.waiters.append((number, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Takes and sends screens until ``finish()``.
+    func run() async {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        for await _ in triggers {
+            let number = progress.withLock { $0.requested }
+            let snapshot = await device.snapshot()
+            // A screen over the server's limit is not sent: the server keeps the previous one.
+            if let json = try? encoder.encode(snapshot), json.count + 32 <= DeviceLinkClientMessage.maximumScreenSize {
+                try? await client.send(.screen(json: Array(json)))
+            }
+            let ready = progress.withLock { progress in
+                progress.sent = max(progress.sent, number)
+                let ready = progress.waiters.filter { $0.target <= number }.map(\.continuation)
+                progress.waiters.removeAll { $0.target <= number }
+                return ready
+            }
+            for continuation in ready { continuation.resume() }
+        }
+        let rest = progress.withLock { progress in
+            progress.finished = true
+            defer { progress.waiters = [] }
+            return progress.waiters.map(\.continuation)
+        }
+        for continuation in rest { continuation.resume() }
+    }
+
+    /// Ends ``run()`` (the link closed); waiters are released.
+    func finish() {
+        input.finish()
+    }
+}
