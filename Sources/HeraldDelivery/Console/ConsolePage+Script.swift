@@ -46,8 +46,9 @@ extension ConsolePage {
           }
 
           function toast(message, kind) {
-            const node = el('div', { class: 'toast' + (kind ? ' ' + kind : ''), text: message });
-            $('toasts').append(node);
+            // One at a time, in the top bar's free middle: it never covers the panels.
+            const node = el('div', { class: 'toast' + (kind ? ' ' + kind : ''), text: message, title: message });
+            $('toasts').replaceChildren(node);
             setTimeout(() => node.remove(), kind === 'error' ? 7000 : 3500);
           }
 
@@ -666,11 +667,29 @@ extension ConsolePage {
               el('span', { class: 'tl-dot' }),
               el('span', { class: 'tl-kind', text: event.kind }),
               el('span', { class: 'tl-time', title: new Date(event.at).toISOString(), text: precise(event.at) + (event.at !== start ? `  +${event.at - start} ms` : '') }),
-              event.detail && typeof event.detail === 'object' && Object.keys(event.detail).length
-                ? el('div', { class: 'tl-detail' }, Object.entries(event.detail).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => el('span', { class: 'chip', title: `${k}: ${JSON.stringify(v)}` },
-                  el('b', { text: k }), ' ' + (typeof v === 'string' ? v : JSON.stringify(v)))))
-                : null)));
+              drawDetail(event.detail))));
             box.replaceChildren(summary, events.length ? timeline : el('div', { class: 'empty', text: 'No events yet.' }));
+          }
+
+          // A trace event's detail: the telling values as chips, everything as JSON behind "details".
+          const chipOrder = ['action', 'text', 'reason', 'state', 'stateAfter', 'playing', 'attempt', 'device', 'session', 'presentation',
+            'title', 'subtitle', 'body', 'categoryIdentifier', 'threadIdentifier', 'contentExtension', 'deliveredToApp', 'callback', 'topic'];
+          function chipValue(value) {
+            if (typeof value === 'string') return value === '' ? null : value;
+            if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+            if (Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')) return value.join(', ');
+            return null;
+          }
+          function drawDetail(detail) {
+            if (!detail || typeof detail !== 'object' || !Object.keys(detail).length) return null;
+            const entries = Object.entries(detail)
+              .map(([k, v]) => [k, chipValue(v)])
+              .filter(([, v]) => v !== null)
+              .sort(([a], [b]) => (chipOrder.indexOf(a) + 1 || 99) - (chipOrder.indexOf(b) + 1 || 99));
+            const shown = entries.slice(0, 6);
+            return el('div', { class: 'tl-detail' },
+              shown.map(([k, v]) => el('span', { class: 'chip', title: `${k}: ${v}` }, el('b', { text: k }), ' ' + v)),
+              el('details', { class: 'tl-more' }, el('summary', { text: 'details' }), el('pre', { class: 'mono', text: JSON.stringify(detail, null, 2) })));
           }
 
           async function refreshRecent() {

@@ -197,6 +197,12 @@ extension ConsolePage {
         .k-dismissed .tl-dot, .k-removed .tl-dot, .k-replaced .tl-dot { background: #8e8e93; }
         .k-dropped .tl-dot, .k-expired .tl-dot, .k-discarded .tl-dot { background: var(--bad); }
         .k-background .tl-dot { background: #bf5af2; }
+        .k-expanded .tl-dot, .k-collapsed .tl-dot, .k-media .tl-dot { background: #64d2ff; }
+        .tl-more { font-size: 11px; color: var(--ink-3); }
+        .tl-more summary { cursor: pointer; display: inline; }
+        .tl-more[open] { flex-basis: 100%; }
+        .tl-more pre { margin: 4px 0 0; padding: 6px 8px; background: #fbfbfd; border: 1px solid var(--line); border-radius: 6px; overflow: auto;
+          max-height: 180px; font-size: 11px; color: var(--ink-2); white-space: pre-wrap; overflow-wrap: anywhere; }
         details.payload { margin-top: 4px; font-size: 12px; }
         details.payload summary { cursor: pointer; color: var(--ink-2); }
         details.payload pre { margin: 6px 0 0; padding: 8px; background: #fbfbfd; border: 1px solid var(--line); border-radius: 8px; overflow: auto; max-height: 200px; font-size: 11.5px; }
@@ -207,8 +213,10 @@ extension ConsolePage {
         .recent .r-title { font-size: 12.5px; font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
         .recent .r-meta { font-size: 11px; color: var(--ink-3); grid-column: 1 / -1; font-family: var(--mono); }
 
-        .toasts { position: fixed; right: 18px; bottom: 18px; display: flex; flex-direction: column; gap: 8px; z-index: 20; }
-        .toast { max-width: 380px; padding: 9px 14px; border-radius: 10px; background: rgba(29,29,31,.92); color: #fff; font-size: 13px; box-shadow: 0 6px 20px rgba(0,0,0,.2); }
+        .toasts { position: fixed; left: 50%; top: 10px; transform: translateX(-50%); z-index: 20; pointer-events: none; }
+        .toast { max-width: 460px; padding: 6px 14px; border-radius: 999px; background: rgba(29,29,31,.9); color: #fff; font-size: 13px;
+          white-space: nowrap; overflow: hidden; text-overflow: ellipsis; box-shadow: 0 4px 14px rgba(0,0,0,.18); animation: drop .25s ease-out; }
+        @keyframes drop { from { transform: translateY(-8px); opacity: 0; } to { transform: none; opacity: 1; } }
         .toast.error { background: rgba(215,0,21,.94); }
 
         """#
