@@ -667,7 +667,7 @@ extension ConsolePage {
               el('span', { class: 'tl-dot' }),
               el('span', { class: 'tl-kind', text: event.kind }),
               el('span', { class: 'tl-time', title: new Date(event.at).toISOString(), text: precise(event.at) + (event.at !== start ? `  +${event.at - start} ms` : '') }),
-              drawDetail(event.detail))));
+              drawDetail(event.detail, n.apnsID))));
             box.replaceChildren(summary, events.length ? timeline : el('div', { class: 'empty', text: 'No events yet.' }));
           }
 
@@ -680,11 +680,12 @@ extension ConsolePage {
             if (Array.isArray(value) && value.length && value.every((v) => typeof v === 'string')) return value.join(', ');
             return null;
           }
-          function drawDetail(detail) {
+          const chipHidden = new Set(['consoleText']);
+          function drawDetail(detail, apnsID) {
             if (!detail || typeof detail !== 'object' || !Object.keys(detail).length) return null;
             const entries = Object.entries(detail)
               .map(([k, v]) => [k, chipValue(v)])
-              .filter(([, v]) => v !== null)
+              .filter(([k, v]) => v !== null && !chipHidden.has(k) && !(k === 'identifier' && lower(v) === lower(apnsID)))
               .sort(([a], [b]) => (chipOrder.indexOf(a) + 1 || 99) - (chipOrder.indexOf(b) + 1 || 99));
             const shown = entries.slice(0, 6);
             return el('div', { class: 'tl-detail' },
