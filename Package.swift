@@ -232,6 +232,9 @@ let package = Package(
             name: "HeraldTestingTests",
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
+                "HeraldServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Examples/ProviderExample's code and tests, compiled here too so that `swift test` runs them.

@@ -28,7 +28,7 @@ extension LinkedDevice {
             _ = await client.close()
             throw error
         }
-        let screens = ScreenSender(device: device, client: client)
+        let screens = ScreenSender(device: device, client: client) { self.tokens }
         state.withLock {
             $0.client = client
             $0.screens = screens

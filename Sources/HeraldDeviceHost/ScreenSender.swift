@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldDeviceLink
 import HeraldSimulator
 import Synchronization
@@ -18,13 +19,17 @@ final class ScreenSender: Sendable {
 
     private let device: SimulatedDevice
     private let client: DeviceLinkClient
+    private let tokens: @Sendable () -> [String: DeviceToken]
     private let triggers: AsyncStream<Void>
     private let input: AsyncStream<Void>.Continuation
     private let progress = Mutex(Progress())
 
-    init(device: SimulatedDevice, client: DeviceLinkClient) {
+    /// A sender for `device` on `client`; `tokens` are the tokens the server issued, by bundle id, which the screen
+    /// shows instead of the simulated device's own (the ones providers send to).
+    init(device: SimulatedDevice, client: DeviceLinkClient, tokens: @escaping @Sendable () -> [String: DeviceToken]) {
         self.device = device
         self.client = client
+        self.tokens = tokens
         (triggers, input) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -58,7 +63,11 @@ final class ScreenSender: Sendable {
         encoder.dateEncodingStrategy = .secondsSince1970
         for await _ in triggers {
             let number = progress.withLock { $0.requested }
-            let snapshot = await device.snapshot()
+            var snapshot = await device.snapshot()
+            let issued = tokens()
+            for index in snapshot.apps.indices {
+                if let token = issued[snapshot.apps[index].bundleID] { snapshot.apps[index].deviceToken = token.hex }
+            }
             // A screen over the server's limit is not sent: the server keeps the previous one.
             if let json = try? encoder.encode(snapshot), json.count + 32 <= DeviceLinkClientMessage.maximumScreenSize {
                 try? await client.send(.screen(json: Array(json)))

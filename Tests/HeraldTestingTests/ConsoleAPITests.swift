@@ -54,6 +54,8 @@ struct ConsoleAPITests {
             let actions = try #require(categories.first { $0["identifier"] as? String == "ORDER" }?["actions"] as? [[String: Any]])
             #expect(actions.map { $0["identifier"] as? String } == ["TRACK", "REPLY"])
             #expect(actions.last?["textInputButtonTitle"] as? String == "Send")
+            // The app's token on the screen is the one the server issued (what a provider sends to).
+            #expect(app["deviceToken"] as? String == (try device.token(for: Self.app)))
             let before = try await ConsoleHTTP.get(server, "devices/\(device.id)/screen")
             #expect(before.object?["online"] as? Bool == true)
             #expect(before.object?["deviceID"] as? String == device.id)
@@ -199,6 +201,8 @@ struct ConsoleAPITests {
             #expect((refused["apnsID"] as? String)?.lowercased() == chosen.lowercased())
             // A body that is not a push form is the console's own 400.
             #expect(try await ConsoleHTTP.post(server, "console/send", ["payload": 12]).status == 400)
+            // The console's key lives in memory only: the store knows just the test's provider key.
+            #expect(try await server.server.store.signingKeys().map(\.keyID) == [server.credentials.keyID])
         }
     }
 

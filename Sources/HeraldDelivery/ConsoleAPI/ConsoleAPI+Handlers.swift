@@ -141,7 +141,7 @@ extension ConsoleAPI {
                 writer.member("deviceID", deviceID)
             case .trace(let apnsID, let kind):
                 writer.member("kind", "trace")
-                writer.member("apnsID", apnsID)
+                writer.member("apnsID", apnsID.text)
                 writer.member("event", kind)
             case .device(let deviceID, let online):
                 writer.member("kind", "device")

@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOCore
 import Synchronization
 
@@ -8,7 +9,7 @@ public struct ConsoleEvent: Sendable, Hashable {
         /// A device sent a new screen.
         case screen(deviceID: String)
         /// A trace event was recorded for a notification (`accepted`, `sent`, `displayed`, …).
-        case trace(apnsID: String, event: String)
+        case trace(apnsID: NotificationID, event: String)
         /// A device connected or disconnected.
         case device(deviceID: String, online: Bool)
     }

@@ -58,7 +58,7 @@ public final class ConsoleHub: Sendable {
 
     /// Records a trace event (the delivery engine calls it once the event is written).
     public func traceRecorded(_ apnsID: NotificationID, event: String) {
-        events.append(.trace(apnsID: apnsID.text, event: event))
+        events.append(.trace(apnsID: apnsID, event: event))
     }
 
     /// Sends an `interact` frame to the device's newest link and waits up to `timeout` for its `interacted`.

@@ -6,7 +6,7 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The web port: devices' WebSocket (`GET /device-link`, docs/device-link.md) and HTTP for the
-/// ``WebResponder``s (the inspection API, later the web console).
+/// ``WebResponder``s (the web console and its API, the inspection API, metrics).
 ///
 /// Run it in a `ServiceGroup`. Store requests and HTTP responders run as child tasks of ``run()``; an
 /// idle device costs a channel and a handler, nothing more. On graceful shutdown it stops listening, sends

@@ -1,4 +1,4 @@
-/// Answers HTTP requests on the web port: the inspection API now, the web console later.
+/// Answers HTTP requests on the web port: the web console and its API, the inspection API, metrics.
 ///
 /// The ``DeviceLinkServer`` asks its responders in order and sends the first answer; a request no responder
 /// takes gets `404` with a JSON error. `GET /device-link` never reaches a responder: it is the WebSocket.
