@@ -206,14 +206,14 @@ extension ConsolePage {
           function pushBody() {
             const body = {};
             const typed = fields.token.value.trim();
-            const { token } = selectedApp();
             if (typed) {
               body.token = typed;
             } else if (fields.device.value && fields.app.value) {
               body.deviceID = fields.device.value;
               body.bundleID = fields.app.value;
             }
-            const topic = fields.topic.value.trim() || (typed ? tokenOwner(typed)?.token.bundleID : token?.bundleID);
+            // Without a topic the server uses the app's bundle id with the push type's suffix (.voip, .complication, …).
+            const topic = fields.topic.value.trim();
             if (topic) body.topic = topic;
             body.pushType = fields.pushType.value;
             body.priority = Number(fields.priority.value);
@@ -261,6 +261,11 @@ extension ConsolePage {
               box.dataset.reason = answer.data.reason || '';
               box.replaceChildren('✗ ', el('b', { text: `${answer.data.status || 400} ${answer.data.reason || ''}` }),
                 answer.data.message ? ' — ' + answer.data.message : '');
+            } else if (answer.status === 400 && answer.data && answer.data.error) {
+              // The form itself cannot be a push (say, an expiration that is not a number).
+              box.dataset.valid = 'false';
+              box.dataset.reason = '';
+              box.replaceChildren('✗ ' + answer.data.error);
             } else {
               // No server-side check (an older server, or the server is away): at least check the JSON.
               let local = '';

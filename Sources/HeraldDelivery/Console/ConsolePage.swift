@@ -54,7 +54,7 @@ enum ConsolePage {
                   <input data-testid="send-token" id="send-token" class="mono" spellcheck="false" placeholder="hex, e.g. 3f2a…">
                 </label>
                 <label>apns-topic <span class="opt">optional</span>
-                  <input data-testid="send-topic" id="send-topic" class="mono" spellcheck="false" placeholder="the app's bundle id">
+                  <input data-testid="send-topic" id="send-topic" class="mono" spellcheck="false" placeholder="the app's bundle id (+ .voip, .complication…)">
                 </label>
               </fieldset>
 
