@@ -169,7 +169,7 @@ extension ConsolePage {
 
           function templates() {
             const list = [
-              ['Alert', { aps: { alert: { title: 'Hello', subtitle: 'From Herald', body: 'Your first push from Herald.' }, sound: 'default' } }],
+              ['Alert', { aps: { alert: { title: 'Hello', subtitle: 'From Herald', body: 'Sent from Herald.' }, sound: 'default' } }],
               ['Alert with badge', { aps: { alert: { title: 'Inbox', body: 'You have 3 new messages.' }, badge: 3 } }],
               ['Threaded alert', { aps: { alert: { title: 'Alice', body: 'Are we still on for lunch?' }, 'thread-id': 'chat-alice' } }],
               ['Background update', { aps: { 'content-available': 1 }, refresh: 'inbox' }],

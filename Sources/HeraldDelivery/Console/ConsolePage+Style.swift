@@ -30,7 +30,7 @@ extension ConsolePage {
         .live[data-state="polling"] .live-dot { background: #ff9f0a; }
         .live[data-state="offline"] .live-dot { background: var(--bad); }
 
-        .layout { display: grid; grid-template-columns: minmax(340px, 390px) minmax(360px, 1fr) minmax(320px, 380px); gap: 18px; padding: 18px 22px 40px; align-items: start; }
+        .layout { display: grid; grid-template-columns: minmax(320px, 360px) minmax(320px, 1fr) minmax(300px, 340px); gap: 18px; padding: 18px 22px 40px; align-items: start; }
         @media (max-width: 1180px) { .layout { grid-template-columns: minmax(320px, 390px) 1fr; } .trace-panel { grid-column: 1 / -1; } }
         @media (max-width: 760px) { .layout { grid-template-columns: 1fr; } }
         .panel { background: var(--panel); border-radius: var(--radius); padding: 16px 18px 18px; box-shadow: 0 1px 2px rgba(0,0,0,.04), 0 4px 16px rgba(0,0,0,.04); min-width: 0; }
@@ -78,14 +78,14 @@ extension ConsolePage {
         a.apns-id:hover { text-decoration: underline; }
 
         /* Devices */
-        .devices { display: flex; flex-wrap: wrap; gap: 22px; justify-content: center; }
-        .device { width: 340px; display: flex; flex-direction: column; align-items: center; }
+        .devices { display: flex; flex-wrap: wrap; gap: 22px 18px; justify-content: center; align-items: flex-start; }
+        .device { width: 312px; display: flex; flex-direction: column; align-items: center; }
         .device-head { width: 100%; display: flex; align-items: baseline; justify-content: space-between; margin-bottom: 8px; padding: 0 6px; }
         .device-name { font-weight: 650; font-size: 15px; }
         .device-id { color: var(--ink-3); font-size: 11px; font-family: var(--mono); }
         .badge-online { font-size: 11px; font-weight: 600; padding: 2px 8px; border-radius: 999px; background: #e8f6ec; color: var(--ok); }
         .badge-online.off { background: #f0f0f3; color: var(--ink-3); }
-        .phone { position: relative; width: 320px; height: 680px; padding: 11px; border-radius: 54px; background: #1c1c1e;
+        .phone { position: relative; width: 304px; height: 660px; padding: 11px; border-radius: 54px; background: #1c1c1e;
           box-shadow: 0 0 0 2px #3a3a3c, 0 20px 40px rgba(0,0,0,.18), inset 0 0 0 1px #000; }
         .screen { position: relative; height: 100%; border-radius: 44px; overflow: hidden; display: flex; flex-direction: column;
           background: radial-gradient(120% 80% at 10% 0%, #6a7bff 0%, rgba(106,123,255,0) 60%),

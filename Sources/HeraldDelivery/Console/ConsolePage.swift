@@ -85,11 +85,11 @@ enum ConsolePage {
                   </label>
                 </div>
                 <div class="row two">
-                  <label>apns-expiration <span class="opt">optional</span>
-                    <input data-testid="send-expiration" id="send-expiration" class="mono" inputmode="numeric" placeholder="UNIX seconds, 0 = now">
+                  <label>apns-expiration
+                    <input data-testid="send-expiration" id="send-expiration" class="mono" inputmode="numeric" placeholder="optional · UNIX s">
                   </label>
-                  <label>apns-collapse-id <span class="opt">optional</span>
-                    <input data-testid="send-collapse-id" id="send-collapse-id" class="mono" spellcheck="false" placeholder="≤ 64 bytes">
+                  <label>apns-collapse-id
+                    <input data-testid="send-collapse-id" id="send-collapse-id" class="mono" spellcheck="false" placeholder="optional · ≤ 64 B">
                   </label>
                 </div>
                 <label>apns-id <span class="opt">optional</span>
