@@ -41,10 +41,10 @@ extension ConsolePage {
         .empty { color: var(--ink-3); padding: 18px 4px; }
 
         /* Send form */
-        fieldset.group { border: 0; margin: 0 0 14px; padding: 0; }
+        fieldset.group { border: 0; margin: 0 0 14px; padding: 0; min-width: 0; }
         legend { display: flex; align-items: center; justify-content: space-between; width: 100%; padding: 0; margin-bottom: 8px;
           font-size: 12px; font-weight: 600; text-transform: uppercase; letter-spacing: .05em; color: var(--ink-3); }
-        legend select { text-transform: none; letter-spacing: 0; font-weight: 500; font-size: 12px; padding: 3px 6px; width: auto; }
+        legend select { text-transform: none; letter-spacing: 0; font-weight: 500; font-size: 12px; padding: 3px 6px; width: auto; max-width: 62%; }
         label { display: block; margin-bottom: 9px; font-size: 12px; font-weight: 600; color: var(--ink-2); }
         label .opt { font-weight: 400; color: var(--ink-3); }
         .row.two { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; }
