@@ -200,7 +200,7 @@ let package = Package(
             ]
         ),
         // The command line's option handling and output, without a server.
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldCore"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore"]),
         .testTarget(
             name: "HeraldSimulatorTests",
             dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore", "HeraldTestSupport"]
@@ -232,6 +232,7 @@ let package = Package(
             name: "HeraldTestingTests",
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
+                "HeraldUserNotifications", "HeraldTestSupport",
                 "HeraldServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

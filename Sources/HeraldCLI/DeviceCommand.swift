@@ -30,6 +30,14 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "Enrol as a new device with this name (the server must run with --allow-enrol).")
     var enrol: String?
 
+    @Option(
+        help:
+            "Without --id/--secret/--enrol: the device's name in the data directory (created there on first use, its credentials kept in <data-dir>/devices/NAME.json)."
+    )
+    var name = "my-phone"
+
+    @OptionGroup var data: DataDirectoryOptions
+
     @Option(name: .customLong("app"), help: "A bundle id to register (repeatable); added to the manifest's apps.")
     var apps: [String] = []
 
@@ -48,7 +56,7 @@ struct DeviceCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let endpoint = try DeviceLinkEndpoint(server)
-            let hello = try resolveHello()
+            let hello = try await resolveHello()
             let deviceManifest = try resolveManifest()
             let device = try await SimulatedDevice(manifest: deviceManifest)
             let output = DeviceOutput(json: json)
@@ -63,12 +71,21 @@ struct DeviceCommand: AsyncParsableCommand {
         }
     }
 
-    private func resolveHello() throws -> DeviceLinkHello {
+    private func resolveHello() async throws -> DeviceLinkHello {
         switch (id, secret, enrol) {
         case (let id?, let secret?, nil): return .device(id: id, secret: secret)
         case (nil, nil, let name?): return .enrol(name: name)
-        case (nil, nil, nil): throw CLIFailure("give --id and --secret (see `herald devices add NAME`), or --enrol NAME")
-        default: throw CLIFailure("give either --id with --secret, or --enrol NAME")
+        case (nil, nil, nil):
+            // A server on this machine: the device lives in its data directory.
+            let local = try await LocalDevelopment.deviceCredentials(name: name, data: data)
+            let file = LocalDevelopment.credentialsFile(name: name, data: data).path
+            let note =
+                local.isNew
+                ? "added device '\(name)' (\(local.id)) to \(data.dataDirectory); credentials kept in \(file)"
+                : "device '\(name)' (\(local.id)) from \(file)"
+            FileHandle.standardError.write(Data("\(note)\n".utf8))
+            return .device(id: local.id, secret: local.secret)
+        default: throw CLIFailure("give either --id with --secret, or --enrol NAME (or neither, for a device in the data directory)")
         }
     }
 
@@ -82,7 +99,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw CLIFailure("\(manifest): \(error)")
             }
         } else {
-            base = DeviceManifest(name: enrol ?? "herald device", apps: [])
+            base = DeviceManifest(name: enrol ?? name, apps: [])
         }
         for bundleID in apps where base.app(bundleID) == nil {
             let app = #"{"apps":[{"bundleID":\#(jsonString(bundleID)),"environment":"\#(environment.rawValue)"}]}"#

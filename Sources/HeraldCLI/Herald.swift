@@ -26,7 +26,7 @@ struct DataDirectoryOptions: ParsableArguments {
 }
 
 /// A failure the CLI reports as one line and a non-zero exit.
-struct CLIFailure: Error, CustomStringConvertible {
+struct CLIFailure: Error, CustomStringConvertible, Equatable {
     var description: String
 
     init(_ description: String) {

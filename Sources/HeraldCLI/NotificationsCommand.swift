@@ -33,9 +33,9 @@ struct NotificationsCommand: AsyncParsableCommand {
                     let payload = String(decoding: n.payload, as: UTF8.self)
                     if json {
                         let object: [String: Any] = [
-                            "apns_id": n.id.text, "token": n.token.hex, "topic": n.topic, "push_type": n.pushType.rawValue,
-                            "priority": n.priority.rawValue, "expiration": n.expiration as Any, "collapse_id": n.collapseID as Any,
-                            "accepted_at": n.acceptedAtMilliseconds, "state": item.state.rawValue, "payload": payload,
+                            "apnsID": n.id.text, "token": n.token.hex, "topic": n.topic, "pushType": n.pushType.rawValue,
+                            "priority": n.priority.rawValue, "expiration": n.expiration as Any, "collapseID": n.collapseID as Any,
+                            "acceptedAt": n.acceptedAtMilliseconds, "state": item.state.rawValue, "payload": payload,
                         ]
                         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                         print(String(decoding: data, as: UTF8.self))

@@ -33,8 +33,15 @@ extension SendCommand {
         }
         let pushType = pushType.map(PushType.init(rawValue:)) ?? Self.defaultPushType(for: file.object)
         let priority = priority.map(APNSPriority.init(rawValue:)) ?? (pushType == .background ? .powerConsiderate : nil)
+        let deviceToken: String
+        if let token {
+            deviceToken = token
+        } else {
+            guard let topic else { throw CLIFailure("give --token, or --topic to send to the only device with that app") }
+            deviceToken = try await LocalDevelopment.onlyToken(topic: topic, data: data).hex
+        }
         let request = APNSRequest(
-            deviceToken: token,
+            deviceToken: deviceToken,
             payload: file.payload,
             topic: topic,
             pushType: pushType,

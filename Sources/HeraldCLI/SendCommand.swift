@@ -31,8 +31,8 @@ struct SendCommand: AsyncParsableCommand {
     @Argument(help: "A .apns file: a JSON payload, optionally with \"Simulator Target Bundle\": \"<bundle id>\".")
     var apnsFile: String?
 
-    @Option(help: "The device token (hex).")
-    var token: String
+    @Option(help: "The device token (hex); default: the only device in the data directory with the topic's app.")
+    var token: String?
 
     @Option(help: "The payload, inline JSON.")
     var payload: String?

@@ -14,12 +14,12 @@ enum SendOutput {
         return parts.joined(separator: "  ")
     }
 
-    /// `{"apns_id":…,"apns_unique_id":…,"latency_ms":…,"reason":…,"status":…,"timestamp":…}` (absent keys omitted).
+    /// `{"apnsID":…,"apnsUniqueID":…,"latencyMs":…,"reason":…,"status":…,"timestamp":…}` (absent keys omitted).
     static func jsonLine(_ response: APNSResponse) -> String {
-        var object: [String: Any] = ["status": response.status, "latency_ms": roundedMilliseconds(response.latency)]
+        var object: [String: Any] = ["status": response.status, "latencyMs": roundedMilliseconds(response.latency)]
         if let reason = response.reason { object["reason"] = reason.rawValue }
-        if let apnsID = response.apnsID { object["apns_id"] = apnsID }
-        if let uniqueID = response.apnsUniqueID { object["apns_unique_id"] = uniqueID }
+        if let apnsID = response.apnsID { object["apnsID"] = apnsID }
+        if let uniqueID = response.apnsUniqueID { object["apnsUniqueID"] = uniqueID }
         if let timestamp = response.timestamp { object["timestamp"] = timestamp }
         return json(object)
     }

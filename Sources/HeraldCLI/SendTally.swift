@@ -81,7 +81,7 @@ struct SendTally: Sendable {
             "rate": seconds > 0 ? (Double(finished) / seconds * 10).rounded() / 10 : 0,
         ]
         if let percentiles = summaryPercentiles {
-            summary["latency_ms"] = Dictionary(uniqueKeysWithValues: percentiles.map { ($0.name, SendOutput.roundedMilliseconds($0.value)) })
+            summary["latencyMs"] = Dictionary(uniqueKeysWithValues: percentiles.map { ($0.name, SendOutput.roundedMilliseconds($0.value)) })
         }
         return ["summary": summary]
     }

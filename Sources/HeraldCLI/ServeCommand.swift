@@ -71,7 +71,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("per-token-rate"), help: "Notifications per second per device token before TooManyRequests; 0 = no limit.")
     var perTokenRate = 0
 
-    @Option(name: .customLong("event-loops"), help: "Event-loop threads (default: one per core).")
+    @Option(
+        name: .customLong("retention-hours"),
+        help: "Hours finished notifications (delivered, expired, replaced, discarded) and their traces are kept; 0 keeps them forever."
+    )
+    var retentionHours = 168
+
+    @Flag(
+        name: .customLong("development-key"),
+        inversion: .prefixedNo,
+        help: "On a data directory without any signing key, make one for development, kept in <data-dir>/keys where `herald send` finds it."
+    )
+    var developmentKey = true
+
+    @Option(name: .customLong("event-loops"), help: "Event-loop threads for each of the provider ports and the web port (default: one per core).")
     var eventLoops: Int?
 
     @Option(help: "SQLite synchronous mode: full or normal.")
@@ -80,36 +93,53 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    /// The server's configuration from the options; throws a ``CLIFailure`` naming the first bad one.
+    func makeConfiguration() throws -> HeraldServer.Configuration {
+        let environment = try parseEnvironment(environment)
+        if let eventLoops, eventLoops < 1 { throw CLIFailure("--event-loops must be at least 1") }
+        guard offlineSlots >= 1 else { throw CLIFailure("--offline-slots must be at least 1") }
+        guard storageDays >= 0 else { throw CLIFailure("--storage-days must not be negative") }
+        guard retentionHours >= 0 else { throw CLIFailure("--retention-hours must not be negative") }
+        guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
+
+        var configuration = HeraldServer.Configuration(dataDirectory: data.url)
+        configuration.host = host
+        configuration.tlsPort = tlsPort >= 0 ? tlsPort : nil
+        configuration.cleartextPort = cleartextPort >= 0 ? cleartextPort : nil
+        configuration.linkPort = linkPort >= 0 ? linkPort : nil
+        configuration.allowsEnrolment = allowEnrolment
+        configuration.offlineSlotsPerApp = offlineSlots
+        configuration.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
+        configuration.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
+        configuration.environment = environment
+        configuration.tlsCertificatePath = tlsCertificate
+        configuration.tlsKeyPath = tlsKey
+        configuration.clientCAPaths = clientCAs
+        configuration.maximumConcurrentStreams = maximumStreams
+        configuration.initialConcurrentStreams = initialStreams
+        configuration.idleTimeout = .seconds(Int64(idleTimeout))
+        configuration.perTokenRateLimit = perTokenRate
+        configuration.eventLoopThreads = eventLoops
+        configuration.webEventLoopThreads = eventLoops
+        configuration.retention = retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil
+        configuration.synchronous = synchronous == "normal" ? .normal : .full
+        return configuration
+    }
+
     func run() async throws {
         try await reportingErrors {
-            let environment = try parseEnvironment(environment)
-            if let eventLoops, eventLoops < 1 { throw CLIFailure("--event-loops must be at least 1") }
-            guard offlineSlots >= 1 else { throw CLIFailure("--offline-slots must be at least 1") }
-            guard storageDays >= 0 else { throw CLIFailure("--storage-days must not be negative") }
-            guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
+            let configuration = try makeConfiguration()
+            let environment = configuration.environment
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-
-            var configuration = HeraldServer.Configuration(dataDirectory: data.url)
-            configuration.host = host
-            configuration.tlsPort = tlsPort >= 0 ? tlsPort : nil
-            configuration.cleartextPort = cleartextPort >= 0 ? cleartextPort : nil
-            configuration.linkPort = linkPort >= 0 ? linkPort : nil
-            configuration.allowsEnrolment = allowEnrolment
-            configuration.offlineSlotsPerApp = offlineSlots
-            configuration.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
-            configuration.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
-            configuration.environment = environment
-            configuration.tlsCertificatePath = tlsCertificate
-            configuration.tlsKeyPath = tlsKey
-            configuration.clientCAPaths = clientCAs
-            configuration.maximumConcurrentStreams = maximumStreams
-            configuration.initialConcurrentStreams = initialStreams
-            configuration.idleTimeout = .seconds(Int64(idleTimeout))
-            configuration.perTokenRateLimit = perTokenRate
-            configuration.eventLoopThreads = eventLoops
-            configuration.synchronous = synchronous == "normal" ? .normal : .full
             let server = try await HeraldServer(configuration: configuration, logger: logger)
+            let keyLine: String?
+            do {
+                keyLine = try await developmentKeyLine(server: server)
+            } catch {
+                await server.shutdown()
+                throw error
+            }
             let tlsSummary = server.pki.map { "trust \($0.files.caCertificate.path)" } ?? "off"
             let gateway = server.gateway
             let web = server.web
@@ -131,23 +161,39 @@ struct ServeCommand: AsyncParsableCommand {
                     let tls = await gateway.tlsPort
                     let cleartext = await gateway.cleartextPort
                     let webPort = await web?.port
-                    let banner = [
-                        "Herald \(environment.rawValue) gateway",
-                        "  data:       \(dataPath) (SQLite)",
-                        "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
-                        "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
-                        "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
-                        "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
-                        "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
-                        "  console:    \(webPort.map { "http://\(host):\($0)/" } ?? "off") (web console)",
-                        "herald: ready",
-                    ]
+                    let banner =
+                        [
+                            "Herald \(environment.rawValue) gateway",
+                            "  data:       \(dataPath) (SQLite)",
+                            "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
+                            "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
+                            "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
+                            "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
+                            "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
+                            "  console:    \(webPort.map { "http://\(host):\($0)/" } ?? "off") (web console)",
+                        ] + (keyLine.map { [$0] } ?? []) + ["herald: ready"]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }
                 try await tasks.waitForAll()
             }
             await server.shutdown()
         }
+    }
+
+    /// Makes the development key on a data directory without keys (unless `--no-development-key`) and returns
+    /// the banner line that says where it is.
+    private func developmentKeyLine(server: HeraldServer) async throws -> String? {
+        guard developmentKey else { return nil }
+        guard
+            let made = try await LocalDevelopment.ensureDevelopmentKey(
+                store: server.store,
+                keysDirectory: data.keysDirectory,
+                clock: server.configuration.clock
+            )
+        else { return nil }
+        let path = made.file.standardizedFileURL.path
+        return
+            "  key:        \(path) (key id \(made.keyID), team \(LocalDevelopment.developmentTeamID): made for development; `herald send` signs with it)"
     }
 }
 

@@ -39,6 +39,10 @@ extension LinkedDevice {
             tasks.addTask { await screens.run() }
             // The first screen follows the registrations.
             screens.request()
+            // One queue per app: its notifications run one at a time in arrival order and their reports go out in
+            // that order (a `removed` report about an earlier notification never precedes that one's `displayed`);
+            // apps do not wait for one another.
+            var queues: [String: AsyncStream<DeviceLinkNotification>.Continuation] = [:]
             for await message in client.messages {
                 switch message {
                 case .notification(let notification):
@@ -46,14 +50,21 @@ extension LinkedDevice {
                     // acknowledged again and dropped by the device, never shown twice.
                     client.acknowledge(notification.apnsID)
                     if seen.insert(notification.apnsID) { onEvent(.notification(notification)) }
-                    tasks.addTask {
-                        let reports = await device.receive(IncomingNotification(notification))
-                        for report in reports {
-                            if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
-                            onEvent(.report(report))
+                    if queues[notification.bundleID] == nil {
+                        let (queue, input) = AsyncStream.makeStream(of: DeviceLinkNotification.self)
+                        queues[notification.bundleID] = input
+                        tasks.addTask {
+                            for await notification in queue {
+                                let reports = await device.receive(IncomingNotification(notification))
+                                for report in reports {
+                                    if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
+                                    onEvent(.report(report))
+                                }
+                                screens.request()
+                            }
                         }
-                        screens.request()
                     }
+                    queues[notification.bundleID]?.yield(notification)
                 case .interact(let interaction):
                     tasks.addTask { await self.run(interaction, client: client, screens: screens) }
                 case .error(let error):
@@ -62,6 +73,7 @@ extension LinkedDevice {
                     break
                 }
             }
+            for input in queues.values { input.finish() }
             screens.finish()
         }
         state.withLock {

@@ -23,6 +23,9 @@ extension HeraldServer {
         public var defaultStorage: Duration = .seconds(30 * 24 * 3600)
         /// How long priority 5 and 1 notifications may be held to go out in bursts.
         public var lowPriorityBurstWindow: Duration = .seconds(1)
+        /// How long finished notifications (delivered, expired, replaced, discarded) and their traces are kept;
+        /// `nil` keeps them forever.
+        public var retention: Duration? = .seconds(7 * 24 * 3600)
         /// The environment this gateway serves.
         public var environment: APNSEnvironment = .sandbox
         /// A server certificate (PEM) instead of the development one, with ``tlsKeyPath``.

@@ -31,6 +31,8 @@ public struct HeraldServer: Sendable {
     private let consolePushes: ConsolePushes
     /// The configuration it was built from.
     public let configuration: Configuration
+    /// Deletes finished notifications after the retention time, unless retention is off.
+    public let retention: RetentionService?
 
     /// Opens the store, restores the engine and builds the servers.
     ///
@@ -137,6 +139,15 @@ public struct HeraldServer: Sendable {
         } else {
             web = nil
         }
+        self.retention = configuration.retention.map { retention in
+            RetentionService(
+                store: store,
+                configuration: .init(retention: retention),
+                clock: configuration.clock,
+                registry: metrics,
+                logger: logger
+            )
+        }
         self.gateway = gateway
         self.store = store
         self.engine = engine
@@ -149,6 +160,7 @@ public struct HeraldServer: Sendable {
     /// and the engine writes its journal last.
     public var services: [any Service] {
         var services: [any Service] = [engine]
+        if let retention { services.append(retention) }
         if let web { services.append(web) }
         services.append(gateway)
         return services

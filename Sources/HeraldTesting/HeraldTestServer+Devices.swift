@@ -25,7 +25,8 @@ extension HeraldTestServer {
         link.path = "/device-link"
         var configuration = LinkedDevice.Configuration(link: link, hello: .device(id: credentials.device.id, secret: credentials.secret))
         configuration.maximumBackoff = .seconds(1)
-        let linked = LinkedDevice(device: simulated, configuration: configuration)
+        let log = DeviceReportLog()
+        let linked = LinkedDevice(device: simulated, configuration: configuration, onEvent: log.record)
         devices.start(linked)
         let expected = Set(manifest.apps.map(\.bundleID))
         let tokens: [String: DeviceToken] = try await poll(within: timeout) {
@@ -35,7 +36,7 @@ extension HeraldTestServer {
             let tokens = linked.tokens
             return linked.isConnected && Set(tokens.keys).isSuperset(of: expected) ? tokens : nil
         }
-        return TestDevice(id: credentials.device.id, linked: linked, tokens: tokens)
+        return TestDevice(id: credentials.device.id, linked: linked, tokens: tokens, log: log)
     }
 
     /// Adds a device with these apps (authorized, not running, in ``Options/environment``), as

@@ -29,11 +29,16 @@ extension HeraldTestServer {
         try await expectTrace(of: apnsID, within: timeout, "to contain \(kind)") { $0.contains { $0.kind == kind } }
     }
 
-    private func expectTrace(
+    /// Waits until the trace of a notification satisfies `holds` (e.g. "records two `media` events"), and returns it.
+    ///
+    /// - Parameter description: what was expected, for the failure message ("to record play and pause").
+    /// - Throws: ``HeraldExpectationFailure`` after `timeout`, with the trace as it was.
+    @discardableResult
+    public func expectTrace(
         of apnsID: String,
-        within timeout: Duration,
+        within timeout: Duration = .seconds(5),
         _ description: String,
-        _ holds: @Sendable ([TraceEvent]) -> Bool
+        where holds: @Sendable ([TraceEvent]) -> Bool
     ) async throws -> [TraceEvent] {
         try await poll(within: timeout) {
             let events = (try? await self.trace(of: apnsID)) ?? []

@@ -13,10 +13,13 @@ public final class TestDevice: Sendable {
     /// The device on the link: user interactions made through it are reported to the server.
     public let linked: LinkedDevice
 
-    init(id: String, linked: LinkedDevice, tokens: [String: DeviceToken]) {
+    let log: DeviceReportLog
+
+    init(id: String, linked: LinkedDevice, tokens: [String: DeviceToken], log: DeviceReportLog) {
         self.id = id
         self.linked = linked
         self.tokens = tokens.mapValues(\.hex)
+        self.log = log
     }
 
     /// The device's name.

@@ -34,7 +34,7 @@ struct SendTallyTests {
         #expect(SendOutput.line(accepted) == "200  apns-id A  apns-unique-id U  1.3 ms")
         let gone = APNSResponse(status: 410, reason: .unregistered, apnsID: "B", timestamp: 42, latency: .milliseconds(2))
         #expect(SendOutput.line(gone) == "410 Unregistered  timestamp 42  apns-id B  2.0 ms")
-        #expect(SendOutput.jsonLine(gone) == #"{"apns_id":"B","latency_ms":2,"reason":"Unregistered","status":410,"timestamp":42}"#)
+        #expect(SendOutput.jsonLine(gone) == #"{"apnsID":"B","latencyMs":2,"reason":"Unregistered","status":410,"timestamp":42}"#)
         #expect(SendLoad.bar(5, of: 20) == "[#####---------------]")
     }
 }

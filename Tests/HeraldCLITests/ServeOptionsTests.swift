@@ -24,4 +24,22 @@ struct ServeOptionsTests {
         #expect(throws: (any Error).self) { try ServeCommand.parse(["--tls-port", "--h2c-port"]) }
         #expect(throws: (any Error).self) { try ServeCommand.parse(["--link-port", "web"]) }
     }
+
+    @Test("retention: 7 days by default, --retention-hours N, 0 keeps everything, negative is an error")
+    func retention() throws {
+        #expect(try ServeCommand.parse([]).makeConfiguration().retention == .seconds(7 * 24 * 3600))
+        #expect(try ServeCommand.parse(["--retention-hours", "2"]).makeConfiguration().retention == .seconds(7200))
+        #expect(try ServeCommand.parse(["--retention-hours", "0"]).makeConfiguration().retention == nil)
+        let negative = try ServeCommand.parse(["--retention-hours=-1"])
+        #expect(throws: CLIFailure("--retention-hours must not be negative")) { try negative.makeConfiguration() }
+    }
+
+    @Test("--event-loops sets the provider ports' and the web port's threads")
+    func eventLoops() throws {
+        let configuration = try ServeCommand.parse(["--event-loops", "1"]).makeConfiguration()
+        #expect(configuration.eventLoopThreads == 1 && configuration.webEventLoopThreads == 1)
+        let defaults = try ServeCommand.parse([]).makeConfiguration()
+        #expect(defaults.eventLoopThreads == nil && defaults.webEventLoopThreads == nil)
+        #expect(throws: CLIFailure("--event-loops must be at least 1")) { try ServeCommand.parse(["--event-loops", "0"]).makeConfiguration() }
+    }
 }

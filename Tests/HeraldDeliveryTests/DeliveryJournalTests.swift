@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Logging
+import Prometheus
 import ServiceLifecycle
 import Testing
 
@@ -27,6 +28,40 @@ struct DeliveryJournalTests {
             #expect(batches.map(\.count) == [1, 40, 40, 19])
             #expect(batches.flatMap { $0 }.map(\.notificationID) == notifications.map(\.id))
             #expect(await store.attempts == 4)
+        }
+    }
+
+    @Test("herald_delivery_journal_backlog counts the changes not yet written, and falls to 0 once written")
+    func backlogMetric() async throws {
+        let store = InMemoryDeliveryStore()
+        await store.holdNextWrite()
+        let registry = PrometheusCollectorRegistry()
+        let engine = DeliveryEngine(
+            store: store,
+            configuration: .forTests,
+            clock: ManualWallClock(milliseconds: t0),
+            metrics: DeliveryMetrics(registry: registry),
+            logger: Logger(label: "test")
+        )
+        let group = ServiceGroup(services: [engine], logger: Logger(label: "test.group"))
+        func backlog() -> Double? {
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            return PrometheusText(String(decoding: buffer, as: UTF8.self))["herald_delivery_journal_backlog"]
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            engine.accepted(makeNotification(token: DeviceToken.random()))
+            await store.waitUntilWriteIsHeld()
+            for _ in 0..<5 { engine.accepted(makeNotification(token: DeviceToken.random())) }
+            await engine.waitUntilProcessed()
+            // One change in the held write, five queued behind it.
+            #expect(backlog() == 6)
+            await store.releaseWrite()
+            await engine.waitUntilIdle()
+            #expect(backlog() == 0)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
         }
     }
 

@@ -164,12 +164,44 @@ struct Seed003AppStateTests {
     func budget() async throws {
         let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
         #expect(await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID)).events == ["background"])
-        let held = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        let heldID = NotificationID.random()
+        let held = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, apnsID: heldID))
         #expect(held.first(.dropped)?.string("reason") == DropReason.backgroundPushBudget.rawValue)
         #expect(held.first(.dropped)?.detail["held"] == .bool(true))
         let opened = try await device.setState(.foreground, in: Self.bundleID)
         #expect(opened.events == ["background"])
         #expect(opened.first(.background)?.detail["held"] == .bool(true))
+        // The report names the held push, so that a device link can add it to that push's trace.
+        #expect(opened.first(.background)?.apnsID == heldID)
+        #expect(opened.first(.background)?.notificationIdentifier == heldID.text)
+    }
+
+    @Test("a tap on a notification opens the app and delivers the held push: its background report names it")
+    func heldPushDeliveredByTap() async throws {
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        let heldID = NotificationID.random()
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, apnsID: heldID))
+        _ = await device.receive(push(#"{"aps":{"alert":"New episode"}}"#, to: Self.bundleID, collapseID: "alert"))
+        let reports = try await device.tap("alert", in: Self.bundleID)
+        #expect(reports.events == ["action", "removed", "background"])
+        let background = try #require(reports.first(.background))
+        #expect(background.apnsID == heldID)
+        #expect(background.detail["held"] == .bool(true))
+        #expect(background.string("stateAfter") == "foreground")
+        // Delivered once: opening the app again later reports nothing more.
+        _ = try await device.setState(.background, in: Self.bundleID)
+        #expect(try await device.setState(.foreground, in: Self.bundleID).isEmpty)
+    }
+
+    @Test("a held push the app never got (it was force-quit) is not reported when the app opens later")
+    func heldPushDiscardedByKill() async throws {
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        _ = try await device.setState(.terminatedByUser, in: Self.bundleID)
+        let opened = try await device.setState(.foreground, in: Self.bundleID)
+        #expect(opened.first(.background) == nil)
     }
 
     @Test("an app that never calls the fetch handler runs out of its 30 s on the clock")

@@ -372,7 +372,7 @@ extension ConsolePage {
             const container = $('devices');
             if (!state.devices.length) {
               container.replaceChildren(el('div', { class: 'empty' },
-                'No devices yet. Start one: ', el('code', { text: 'herald device --enrol "My iPhone" --app com.example.app' })));
+                'No devices yet. Start one: ', el('code', { text: 'herald device --app com.example.app' })));
               state.screenText.clear();
               return;
             }

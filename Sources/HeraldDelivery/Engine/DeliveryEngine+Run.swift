@@ -90,7 +90,8 @@ extension DeliveryEngine {
                 metrics.deliveryLatency.record(.milliseconds(max(0, latencyMilliseconds)))
             }
         }
-        journal.append(changes)
+        guard !changes.isEmpty else { return }
+        metrics.journalBacklog.set(to: Double(journal.append(changes)))
     }
 
     private func publishSessions(of deviceID: String, _ machine: DeliveryStateMachine) {
@@ -122,6 +123,7 @@ extension DeliveryEngine {
                 for change in batch { onTraceRecorded(change.notificationID, change.event) }
             }
             resumeIdleWaiters(journal.didWrite(batch.count))
+            metrics.journalBacklog.set(to: Double(journal.backlog))
         }
     }
 

@@ -61,16 +61,19 @@ final class DeliveryJournal: Sendable {
         self.maximumBatch = max(1, maximumBatch)
     }
 
-    /// Queues changes; hands them to the writer at once when it is idle.
-    func append(_ changes: [DeliveryChange]) {
-        guard !changes.isEmpty else { return }
-        let wake = state.withLock { state -> (CheckedContinuation<[DeliveryChange]?, Never>, [DeliveryChange])? in
+    /// Queues changes; hands them to the writer at once when it is idle. Returns the backlog after the append.
+    @discardableResult
+    func append(_ changes: [DeliveryChange]) -> Int {
+        guard !changes.isEmpty else { return backlog }
+        let (wake, backlog) = state.withLock { state -> ((CheckedContinuation<[DeliveryChange]?, Never>, [DeliveryChange])?, Int) in
             state.enqueue(changes)
-            guard let writer = state.parkedWriter else { return nil }
+            let backlog = state.appended - state.written
+            guard let writer = state.parkedWriter else { return (nil, backlog) }
             state.parkedWriter = nil
-            return (writer, state.takeBatch(maximum: maximumBatch))
+            return ((writer, state.takeBatch(maximum: maximumBatch)), backlog)
         }
         if let (writer, batch) = wake { writer.resume(returning: batch) }
+        return backlog
     }
 
     /// Registers an idle waiter for everything appended so far; `true` when that is already written.
@@ -93,6 +96,11 @@ final class DeliveryJournal: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
+    }
+
+    /// Changes appended and not yet written (or given up): the queue plus the batch being written.
+    var backlog: Int {
+        state.withLock { $0.appended - $0.written }
     }
 
     /// Notes that a batch was written (or given up); returns the idle waiters to resume.

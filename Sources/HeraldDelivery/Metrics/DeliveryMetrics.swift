@@ -25,6 +25,7 @@ public struct DeliveryMetrics: Sendable {
     let pending: Gauge
     let outstanding: Gauge
     let connectedDevices: Gauge
+    let journalBacklog: Gauge
     let deliveryLatency: DurationHistogram
 
     /// Registers the engine's metrics in `registry`.
@@ -56,6 +57,10 @@ public struct DeliveryMetrics: Sendable {
         )
         outstanding = registry.makeGauge(name: "herald_notifications_outstanding", help: "Notifications sent and not yet acknowledged.")
         connectedDevices = registry.makeGauge(name: "herald_devices_connected", help: "Devices with at least one open device-link session.")
+        journalBacklog = registry.makeGauge(
+            name: "herald_delivery_journal_backlog",
+            help: "Delivery changes (trace events, state changes) made but not yet written to the store."
+        )
         deliveryLatency = registry.makeDurationHistogram(
             name: "herald_delivery_latency_seconds",
             buckets: Self.deliveryLatencyBuckets,

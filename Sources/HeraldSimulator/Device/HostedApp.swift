@@ -13,6 +13,9 @@ struct HostedApp: Sendable {
     let extensionRuns: ExtensionRunLog
     /// The `apns-id` behind each delivered request identifier.
     var apnsIDs: [String: NotificationID] = [:]
+    /// The background push the budget holds until the user opens the app (a newer one replaces it), so that
+    /// its `background` report names it when it reaches the app.
+    var heldPush: (apnsID: NotificationID, identifier: String)?
 
     /// Builds the app's runtime from its manifest: configuration, authorization, categories,
     /// delegates and extensions. `field` is the app's manifest path, for errors.

@@ -1,19 +1,29 @@
 import Foundation
 import HeraldUserNotifications
 
+import struct HeraldCore.NotificationID
+
 extension SimulatedDevice {
     /// The user taps a notification: the app opens and receives the default action.
     /// Reports `action` (with the callbacks the app received) and `removed`.
+    ///
+    /// Opening the app this way delivers a held background push too: then a `background` report
+    /// (`held: true`) names it.
     public func tap(_ identifier: String, in bundleID: String) async throws -> [DeviceReport] {
         let app = try hosted(bundleID)
         let outcome = try await refusing { try await app.runtime.tap(identifier) }
-        return await responseReports(
+        var reports = await responseReports(
             app,
             identifier,
             event: .action,
             outcome: outcome,
             extra: ["action": .string(UNNotificationDefaultActionIdentifier)]
         )
+        if outcome.stateAfter == .foreground, let held = apps[bundleID]?.heldPush {
+            apps[bundleID]?.heldPush = nil
+            reports.append(heldPushReport(held, in: bundleID, calls: [.didReceiveRemoteNotification], stateAfter: outcome.stateAfter))
+        }
+        return reports
     }
 
     /// The user chooses an action of a notification; a text input action needs `text`. Reports
@@ -67,18 +77,41 @@ extension SimulatedDevice {
 
     /// Moves an app to a state as the user and the system would (launching it first when the
     /// state needs a running app). Reports `background` when a held background push reaches the
-    /// app as it opens.
+    /// app as it opens, naming that push (its `apns-id`), so that its trace records it.
     public func setState(_ state: AppLifecycleState, in bundleID: String) async throws -> [DeviceReport] {
         let app = try hosted(bundleID)
         let calls = await app.move(to: state)
+        if state == .terminatedByUser || state == .notRunning {
+            // The runtime discards a held push when the app ends.
+            apps[bundleID]?.heldPush = nil
+        }
         guard calls.contains(.didReceiveRemoteNotification) else { return [] }
+        let held = apps[bundleID]?.heldPush
+        apps[bundleID]?.heldPush = nil
+        return [heldPushReport(held, in: bundleID, calls: calls, stateAfter: await app.runtime.appState)]
+    }
+
+    /// `background` for a held push that reached the app as it opened.
+    private func heldPushReport(
+        _ held: (apnsID: NotificationID, identifier: String)?,
+        in bundleID: String,
+        calls: [AppCall],
+        stateAfter: AppLifecycleState
+    ) -> DeviceReport {
         let detail: [String: JSONValue] = [
             "callback": .string(AppCall.didReceiveRemoteNotification.rawValue),
             "callbacks": ReportDetail.strings(calls.map(\.rawValue)),
             "held": .bool(true),
-            "stateAfter": .string(await app.runtime.appState.rawValue),
+            "stateAfter": .string(stateAfter.rawValue),
         ]
-        return [report(.background, app, nil, detail)]
+        return DeviceReport(
+            event: .background,
+            bundleID: bundleID,
+            apnsID: held?.apnsID,
+            notificationIdentifier: held?.identifier,
+            date: clock.now,
+            detail: detail
+        )
     }
 
     private func responseReports(

@@ -126,6 +126,9 @@ public actor SimulatedDevice {
         if after.contains(where: { $0.request.identifier == identifier }) {
             apps[notification.bundleID]?.apnsIDs[identifier] = notification.apnsID
         }
+        if outcome.held {
+            apps[notification.bundleID]?.heldPush = (notification.apnsID, identifier)
+        }
         return reports
     }
 

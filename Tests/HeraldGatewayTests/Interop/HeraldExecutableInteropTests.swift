@@ -80,10 +80,10 @@ struct HeraldExecutableInteropTests {
         #expect(listed.succeeded, "\(listed)")
         #expect(listed.lines.count == 1, "\(listed)")
         let notification = try #require(listed.lines.first.flatMap(Self.jsonObject), "\(listed)")
-        #expect(notification["apns_id"] as? String == apnsID, "\(listed)")
+        #expect(notification["apnsID"] as? String == apnsID, "\(listed)")
         #expect(notification["token"] as? String == token, "\(listed)")
         #expect(notification["topic"] as? String == Self.topic, "\(listed)")
-        #expect(notification["push_type"] as? String == "alert", "\(listed)")
+        #expect(notification["pushType"] as? String == "alert", "\(listed)")
 
         let unregistered = try await cli("tokens", "unregister", "--data-dir", data.path, token)
         #expect(unregistered.succeeded, "\(unregistered)")

@@ -26,7 +26,10 @@ struct HeraldSendInteropTests {
             data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-\(UUID().uuidString)")
             process = try ExternalProcess(
                 herald,
-                ["serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--link-port", "0", "--log-level", "warning"]
+                [
+                    "serve", "--data-dir", data.path, "--tls-port", "0", "--h2c-port", "0", "--link-port", "0", "--log-level", "warning",
+                    "--no-development-key",
+                ]
             )
             let banner = try await process.waitForOutput(deadline: .seconds(30)) { $0 == "herald: ready" }
             tlsPort = try #require(HeraldExecutableInteropTests.port(after: "https://127.0.0.1:", in: banner))
@@ -133,12 +136,12 @@ struct HeraldSendInteropTests {
             #expect(result.succeeded, "\(result)")
             let object = try #require(result.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject), "\(result)")
             #expect(object["status"] as? Int == 200, "\(result)")
-            let apnsID = try #require(object["apns_id"] as? String, "\(result)")
-            #expect(object["latency_ms"] is NSNumber, "\(result)")
+            let apnsID = try #require(object["apnsID"] as? String, "\(result)")
+            #expect(object["latencyMs"] is NSNumber, "\(result)")
 
             let listed = try await server.cli(["notifications", "list"], ["--json"])
             let stored = try #require(listed.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject), "\(listed)")
-            #expect(stored["apns_id"] as? String == apnsID && stored["topic"] as? String == Self.topic, "\(listed)")
+            #expect(stored["apnsID"] as? String == apnsID && stored["topic"] as? String == Self.topic, "\(listed)")
             let payload = try #require(stored["payload"] as? String)
             #expect(!payload.contains("Simulator Target Bundle") && payload.contains("from a .apns file"), "\(payload)")
         }
@@ -164,7 +167,7 @@ struct HeraldSendInteropTests {
             #expect(objects.prefix(50).allSatisfy { $0["status"] as? Int == 200 }, "\(json)")
             let summary = try #require(objects.last?["summary"] as? [String: Any], "\(json)")
             #expect(summary["sent"] as? Int == 50 && summary["accepted"] as? Int == 50 && summary["rejected"] as? Int == 0, "\(json)")
-            let latency = try #require(summary["latency_ms"] as? [String: Any], "\(json)")
+            let latency = try #require(summary["latencyMs"] as? [String: Any], "\(json)")
             #expect(Set(latency.keys) == ["p50", "p90", "p99", "max"], "\(json)")
         }
     }

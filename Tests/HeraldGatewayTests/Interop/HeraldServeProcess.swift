@@ -66,7 +66,7 @@ final class HeraldServeProcess: Sendable {
             ["send", "--url", providerURL, "--token", token, "--topic", HeraldWorkspace.topic, "--json"] + arguments
         )
         guard result.succeeded, let answer = result.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject),
-            answer["status"] as? Int == 200, let apnsID = answer["apns_id"] as? String
+            answer["status"] as? Int == 200, let apnsID = answer["apnsID"] as? String
         else { throw InteropError("herald send was not accepted: \(result)") }
         return apnsID
     }
