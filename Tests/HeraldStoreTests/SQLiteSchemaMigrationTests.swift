@@ -49,7 +49,7 @@ struct SQLiteSchemaMigrationTests {
             try Self.makeVersion1File(in: directory)
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2"])
+                #expect(applied == ["v1", "v2", "v3"])
 
                 let id = try #require(NotificationID(Self.apnsID))
                 let stored = try #require(try await store.notification(id))
@@ -98,8 +98,61 @@ struct SQLiteSchemaMigrationTests {
             try await withStore(in: directory) { _ in }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2"])
+                #expect(applied == ["v1", "v2", "v3"])
                 #expect(try await store.counts().notifications == 1)
+            }
+        }
+    }
+
+    static let other = "7a2e9c0b-6f6a-4e0a-9c5e-2e7e1d2c3b4a"
+
+    /// Makes a file migrated up to v2 whose trace of ``apnsID`` has a reused apns-id's history.
+    static func makeVersion2File(in directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: SQLiteStore.Configuration(dataDirectory: directory).databasePath)
+        try SQLiteSchema.migrator.migrate(pool, upTo: "v2")
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES (?, 'com.example.app', 'sandbox', 1)",
+                arguments: [Self.newer]
+            )
+            let insertNotification = """
+                INSERT INTO notification (apns_id, apns_id_text, token, topic, bundle_id, environment, push_type,
+                    priority, payload, accepted_at)
+                VALUES (?, ?, ?, 'com.example.app', 'com.example.app', 'sandbox', 'alert', 10, X'7B7D', ?)
+                """
+            // Seq 1: another notification; seq 2: the apns-id's second row (its first, replaced, was deleted).
+            try db.execute(sql: insertNotification, arguments: [Self.other, Self.other, Self.newer, 100])
+            try db.execute(sql: insertNotification, arguments: [Self.apnsID, Self.apnsID, Self.newer, 300])
+            let insertEvent = "INSERT INTO trace_event (apns_id, at, kind) VALUES (?, ?, ?)"
+            try db.execute(sql: insertEvent, arguments: [Self.apnsID, 200, "accepted"])
+            try db.execute(sql: insertEvent, arguments: [Self.other, 210, "accepted"])
+            try db.execute(sql: insertEvent, arguments: [Self.apnsID, 300, "replaced"])
+            try db.execute(sql: insertEvent, arguments: [Self.apnsID, 300, "accepted"])
+        }
+        try pool.close()
+    }
+
+    @Test("v3 keys trace events by sequence: a v2 trace, a reused apns-id's history included, is kept whole and in order")
+    func version2TracesMoveToSequence() async throws {
+        try await withTemporaryDirectory { directory in
+            let other = Self.other
+            try Self.makeVersion2File(in: directory)
+
+            try await withStore(in: directory) { store in
+                let id = try #require(NotificationID(Self.apnsID))
+                let trace = try await store.trace(id)
+                #expect(trace.map(\.kind) == [.accepted, .replaced, .accepted])
+                #expect(trace.map(\.atMilliseconds) == [200, 300, 300])
+                #expect(trace.allSatisfy { $0.notificationKey == Self.apnsID })
+                #expect(try await store.trace(try #require(NotificationID(other))).map(\.kind) == [.accepted])
+                // New events land on the same trace.
+                try await store.record([DeliveryChange(notificationID: id, event: .sent, atMilliseconds: 400)])
+                #expect(try await store.trace(id).map(\.kind) == [.accepted, .replaced, .accepted, .sent])
+                let indexes = try await store.pool.read { db in
+                    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'trace_event'")
+                }
+                #expect(indexes == ["trace_event_by_notification_seq"])
             }
         }
     }

@@ -41,7 +41,7 @@ struct SQLiteStoreOpeningTests {
             }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2"])
+                #expect(applied == ["v1", "v2", "v3"])
                 #expect(try store.lookup(token)?.bundleID == "com.example.app")
             }
         }
@@ -84,7 +84,7 @@ struct SQLiteStoreOpeningTests {
                     "DELETE FROM device_token WHERE token = '\(token.hex)'",
                     "INSERT INTO signing_key (key_id, team_id, environment, public_key_pem, created_at) VALUES ('K 1', 'T', 'both', '-----BEGIN PUBLIC KEY-----', 0)",
                     "INSERT INTO signing_key (key_id, team_id, environment, topics, public_key_pem, created_at) VALUES ('K1', 'T', 'both', '{}', '-----BEGIN PUBLIC KEY-----', 0)",
-                    "INSERT INTO trace_event (apns_id, at, kind) VALUES ('x', 0, 'Accepted!')",
+                    "INSERT INTO trace_event (notification_seq, apns_id, at, kind) VALUES (1, 'x', 0, 'Accepted!')",
                     "UPDATE registry_revision SET value = -1",
                 ]
                 for sql in invalid {

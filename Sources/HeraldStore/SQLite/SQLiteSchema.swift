@@ -19,6 +19,11 @@ enum SQLiteSchema {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v3") { db in
+            for statement in v3 {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 
@@ -180,5 +185,34 @@ enum SQLiteSchema {
         CREATE UNIQUE INDEX device_token_active_per_app ON device_token (device_id, bundle_id, environment)
         WHERE unregistered_at IS NULL AND device_id IS NOT NULL
         """,
+    ]
+
+    /// v3: trace events keyed by their notification's sequence number, not by its `apns-id`.
+    ///
+    /// Why: an `apns-id` is a random UUID, so an index on it puts every new trace event on a random page: a group
+    /// commit of n events dirtied about n index pages, each written to the WAL (the writer's main cost in the gateway
+    /// benchmark; bench/gateway/results-2026-11-23.md). The sequence number grows, so the new index only appends. The
+    /// `apns_id` column stays, for display, unindexed; the foreign key goes with it (a parent delete would have to
+    /// scan the table). Instead the store deletes a notification's events with it (retention) and moves them to the
+    /// new row when a reused `apns-id` replaces it, so every event still belongs to the row of its `apns-id`.
+    private static let v3: [String] = [
+        """
+        CREATE TABLE trace_event_v3 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            notification_seq INTEGER NOT NULL,
+            apns_id TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            kind TEXT NOT NULL CHECK (length(kind) BETWEEN 1 AND 64 AND kind NOT GLOB '*[^a-z-]*'),
+            detail TEXT CHECK (detail IS NULL OR (json_valid(detail) AND json_type(detail) = 'object'))
+        ) STRICT
+        """,
+        """
+        INSERT INTO trace_event_v3 (id, notification_seq, apns_id, at, kind, detail)
+        SELECT trace.id, notification.seq, trace.apns_id, trace.at, trace.kind, trace.detail
+        FROM trace_event AS trace JOIN notification ON notification.apns_id = trace.apns_id
+        """,
+        "DROP TABLE trace_event",
+        "ALTER TABLE trace_event_v3 RENAME TO trace_event",
+        "CREATE INDEX trace_event_by_notification_seq ON trace_event (notification_seq, id)",
     ]
 }

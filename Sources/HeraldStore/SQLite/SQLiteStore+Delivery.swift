@@ -30,8 +30,8 @@ extension SQLiteStore {
             // One INSERT … SELECT both checks that the notification exists and appends its event.
             let appendEvent = try db.cachedStatement(
                 sql: """
-                    INSERT INTO trace_event (apns_id, at, kind, detail)
-                    SELECT apns_id, ?, ?, ? FROM notification WHERE apns_id = ?
+                    INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
+                    SELECT seq, apns_id, ?, ?, ? FROM notification WHERE apns_id = ?
                     """
             )
             let moveState = try db.cachedStatement(sql: "UPDATE notification SET state = ? WHERE apns_id = ? AND state = 'stored'")

@@ -124,6 +124,10 @@ extension SQLiteStore {
         let sequence = db.lastInsertedRowID
         let previousSequence: Int64? = try previous?.decode(forColumn: "seq")
         let previousState: String? = try previous?.decode(forColumn: "state")
+        if let previousSequence {
+            // The history of the `apns-id` stays with it: the older row's events move to the new row.
+            try statements.moveTrace.run([sequence, previousSequence])
+        }
         try statements.insertReplacedTrace.run([
             key, notification.acceptedAtMilliseconds, previousSequence, previousState, sequence,
         ])
@@ -139,7 +143,7 @@ extension SQLiteStore {
     }
 
     private static func acceptedTraceArguments(_ n: AcceptedNotification, sequence: Int64) -> StatementArguments {
-        [n.id.key, n.acceptedAtMilliseconds, sequence, n.token.hex, n.topic]
+        [sequence, n.id.key, n.acceptedAtMilliseconds, n.token.hex, n.topic]
     }
 }
 
@@ -151,6 +155,7 @@ private struct NotificationStatements {
     let delete: Statement
     let insertTrace: Statement
     let insertReplacedTrace: Statement
+    let moveTrace: Statement
 
     private static let columns = """
         apns_id, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
@@ -165,17 +170,18 @@ private struct NotificationStatements {
         delete = try db.cachedStatement(sql: "DELETE FROM notification WHERE apns_id = ?")
         insertTrace = try db.cachedStatement(
             sql: """
-                INSERT INTO trace_event (apns_id, at, kind, detail)
-                VALUES (?, ?, 'accepted', json_object('seq', ?, 'token', ?, 'topic', ?))
+                INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
+                VALUES (?1, ?2, ?3, 'accepted', json_object('seq', ?1, 'token', ?4, 'topic', ?5))
                 """
         )
         insertReplacedTrace = try db.cachedStatement(
             sql: """
-                INSERT INTO trace_event (apns_id, at, kind, detail)
-                VALUES (?1, ?2, 'replaced', json_object(
+                INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
+                VALUES (?5, ?1, ?2, 'replaced', json_object(
                     'reason', 'duplicate-apns-id', 'previousSeq', ?3, 'previousState', ?4, 'replacedBySeq', ?5))
                 """
         )
+        moveTrace = try db.cachedStatement(sql: "UPDATE trace_event SET notification_seq = ? WHERE notification_seq = ?")
     }
 }
 

@@ -53,7 +53,10 @@ extension SQLiteStore {
         return try await read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT id, apns_id, at, kind, detail FROM trace_event WHERE apns_id = ? ORDER BY id",
+                sql: """
+                    SELECT id, apns_id, at, kind, detail FROM trace_event
+                    WHERE notification_seq = (SELECT seq FROM notification WHERE apns_id = ?) ORDER BY id
+                    """,
                 arguments: [id.key]
             ).map { row in
                 TraceEvent(

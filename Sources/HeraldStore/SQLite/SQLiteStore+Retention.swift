@@ -34,12 +34,12 @@ extension SQLiteStore {
         return try await write { db in
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT seq, apns_id, state, accepted_at FROM notification WHERE seq > ? ORDER BY seq LIMIT ?",
+                sql: "SELECT seq, state, accepted_at FROM notification WHERE seq > ? ORDER BY seq LIMIT ?",
                 arguments: [after, limit]
             )
             var lastSequence = after
             var isComplete = rows.count < limit
-            var finished: [String] = []
+            var finished: [Int64] = []
             for row in rows {
                 let acceptedAt: Int64 = row["accepted_at"]
                 if acceptedAt >= cutoff {
@@ -48,13 +48,13 @@ extension SQLiteStore {
                 }
                 lastSequence = row["seq"]
                 let state: String = row["state"]
-                if state != NotificationState.stored.rawValue { finished.append(row["apns_id"]) }
+                if state != NotificationState.stored.rawValue { finished.append(row["seq"]) }
             }
-            let deleteTrace = try db.cachedStatement(sql: "DELETE FROM trace_event WHERE apns_id = ?")
-            let deleteNotification = try db.cachedStatement(sql: "DELETE FROM notification WHERE apns_id = ?")
-            for key in finished {
-                try deleteTrace.execute(arguments: [key])
-                try deleteNotification.execute(arguments: [key])
+            let deleteTrace = try db.cachedStatement(sql: "DELETE FROM trace_event WHERE notification_seq = ?")
+            let deleteNotification = try db.cachedStatement(sql: "DELETE FROM notification WHERE seq = ?")
+            for sequence in finished {
+                try deleteTrace.execute(arguments: [sequence])
+                try deleteNotification.execute(arguments: [sequence])
             }
             return PruneBatch(deleted: finished.count, lastSequence: lastSequence, isComplete: isComplete)
         }
