@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("link-port"),
         parsing: .unconditional,
-        help: "Web port: device link (WebSocket /device-link), inspection API and Prometheus /metrics; -1 disables it."
+        help: "Web port: device link (WebSocket /device-link), inspection API, Prometheus /metrics and the web console (/); -1 disables it."
     )
     var linkPort = 2196
 
@@ -170,6 +170,7 @@ struct ServeCommand: AsyncParsableCommand {
                             "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
                             "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
                             "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
+                            "  console:    \(webPort.map { "http://\(host):\($0)/" } ?? "off") (web console)",
                         ] + (keyLine.map { [$0] } ?? []) + ["herald: ready"]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }

@@ -158,8 +158,10 @@ enum Interop {
 
     /// The versions `.ci/run` installs; keep the two lists equal.
     static let aioapnsPins = ["aioapns==4.0", "h2==4.4.1", "PyJWT==2.15.1", "pyOpenSSL==26.4.0", "cryptography==50.0.2"]
+    /// The selenium the console's browser test drives Chromium with (`.ci/run`'s `SELENIUM_PIN`; keep them equal).
+    static let seleniumPin = "selenium==4.51.0"
 
-    /// The Python that has aioapns: `HERALD_INTEROP_PYTHON` (set by `.ci/run`), else the package's
+    /// The Python that has aioapns and selenium: `HERALD_INTEROP_PYTHON` (set by `.ci/run`), else the package's
     /// `.build/interop-venv`, created and filled on first use (under a lock, once per test process).
     static func python() async throws -> String {
         try await pythonTask.value
@@ -185,11 +187,15 @@ enum Interop {
             """
         let result = try await ExternalProcess.run(
             "bash",
-            ["-c", script, "make-venv"] + aioapnsPins,
-            environment: ["VENV": venv.path, "CHECK": "import importlib.metadata as m, aioapns; assert m.version('aioapns') == '4.0'"],
+            ["-c", script, "make-venv"] + aioapnsPins + [seleniumPin],
+            environment: [
+                "VENV": venv.path,
+                "CHECK": "import importlib.metadata as m, aioapns, selenium; assert m.version('aioapns') == '4.0'; "
+                    + "assert m.version('selenium') == '\(seleniumPin.dropFirst("selenium==".count))'",
+            ],
             deadline: .seconds(600)
         )
-        guard result.succeeded else { throw InteropError("could not create \(venv.path) with aioapns:\n\(result)") }
+        guard result.succeeded else { throw InteropError("could not create \(venv.path) with aioapns and selenium:\n\(result)") }
         return python
     }
 

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// The web console in a real browser (tier 3): `herald serve`, a `herald device` enrolled with a manifest, and
+/// headless Chromium driven by selenium (`Tests/Interop/console_browser.py`). Screenshots of every step are saved in
+/// `.build/test-output/console/` (docs/console.md).
+///
+/// Needs Debian's `chromium` and `chromium-driver` and selenium in the interop Python; `bash .ci/run` installs them.
+/// Without them the test fails and says so: it never skips silently.
+@Suite("Interop: the web console in headless Chromium", .serialized)
+struct ConsoleBrowserTests {
+    static let app = "com.example.console"
+    static let category = "message"
+    static let action = "like"
+    static let textAction = "reply"
+    static let replyText = "On my way"
+    /// The content extension's title for the first notification (`"Chat: {title}"` with the script's title).
+    static let expandedTitle = "Chat: Lunch at noon?"
+
+    /// The device: one app with a category that has a plain action and a text input action, and a content extension
+    /// with a play/pause button for that category.
+    static let manifest = """
+        {
+          "name": "Console iPhone",
+          "apps": [
+            {
+              "bundleID": "\(app)",
+              "name": "Messages",
+              "categories": [
+                {
+                  "identifier": "\(category)",
+                  "actions": [
+                    { "identifier": "\(textAction)", "title": "Reply", "textInput": { "buttonTitle": "Send", "placeholder": "Message" } },
+                    { "identifier": "\(action)", "title": "Like" }
+                  ]
+                }
+              ],
+              "contentExtensions": [
+                {
+                  "name": "MessageContent",
+                  "UNNotificationExtensionCategory": ["\(category)"],
+                  "UNNotificationExtensionInitialContentSizeRatio": 0.4,
+                  "UNNotificationExtensionOverridesDefaultTitle": true,
+                  "title": "Chat: {title}",
+                  "lines": ["{body}"],
+                  "mediaPlayPauseButton": { "type": "default", "frame": [0, 0, 44, 44], "tint": "#0A84FF" }
+                }
+              ]
+            }
+          ]
+        }
+        """
+
+    /// Where the screenshots go: `<package>/.build/test-output/console/`.
+    static var screenshots: URL { Interop.packageRoot.appendingPathComponent(".build/test-output/console") }
+    static var script: String { Interop.packageRoot.appendingPathComponent("Tests/Interop/console_browser.py").path }
+
+    @Test("send from the form, see it on the device's screen, expand it, press an action and a text input action, follow the trace")
+    func consoleEndToEnd() async throws {
+        let python = try await Interop.python()
+        try await Self.requireBrowser(python: python)
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace, options: ["--allow-enrol"])
+            let manifestFile = workspace.data.appendingPathComponent("console-device.json")
+            try Data(Self.manifest.utf8).write(to: manifestFile)
+            let device = try workspace.start([
+                "device", "--server", server.deviceLinkURL, "--enrol", "Console iPhone", "--manifest", manifestFile.path, "--json",
+                "--max-backoff", "1",
+            ])
+            let deviceID = try await Self.enrolledID(of: device)
+            try await server.waitUntil(deviceID: deviceID, isOnline: true)
+
+            try? FileManager.default.removeItem(at: Self.screenshots)
+            try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
+            print("console browser test: screenshots in \(Self.screenshots.path)")
+            let run = try await ExternalProcess.run(
+                python,
+                [
+                    Self.script, "--url", "http://127.0.0.1:\(server.linkPort)/", "--device", deviceID, "--app", Self.app,
+                    "--category", Self.category, "--action", Self.action, "--text-action", Self.textAction, "--text", Self.replyText,
+                    "--expand", Self.expandedTitle, "--out", Self.screenshots.path,
+                ],
+                deadline: .seconds(300)
+            )
+            let summary = try #require(
+                run.lines.last.flatMap(HeraldExecutableInteropTests.jsonObject),
+                "console_browser.py printed no JSON summary: \(run)"
+            )
+            let context = "\(summary)\nscreenshots: \(Self.screenshots.path)\n\(run.stderr)\n\(device.stdoutSoFar)"
+            let failure = "console_browser.py failed after step \(summary["failedAfter"] ?? "-"): \(summary["error"] ?? "exit \(run.status)")"
+            try #require(run.status == 0 && !run.timedOut && summary["ok"] as? Bool == true, "\(failure)\n\(context)")
+            #expect(summary["error"] is NSNull, "\(context)")
+            #expect(summary["validationReason"] as? String == "PayloadEmpty", "\(context)")
+            #expect(
+                summary["steps"] as? [String] == [
+                    "console", "invalid-payload", "sent", "on-device", "expanded", "action-in-trace", "text-input", "text-input-in-trace",
+                ],
+                "\(context)"
+            )
+            #expect(summary["browserErrors"] as? [String] == [], "\(context)")
+            let screenshots = summary["screenshots"] as? [String] ?? []
+            #expect(screenshots.count == 8, "\(context)")
+            for path in screenshots {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 10_000, "\(path) is not a PNG of the page")
+            }
+
+            // What the browser saw, checked on the server: the action and the reply are in the traces.
+            let apnsIDs = try #require(summary["apnsIDs"] as? [String], "\(context)")
+            try #require(apnsIDs.count == 2, "\(context)")
+            let liked = try await server.waitForNotification(apnsIDs[0], "action in the trace") { $0.kinds.contains("action") }
+            #expect(liked.detail(of: "action")?["action"] as? String == Self.action, "\(liked)")
+            #expect(liked.kinds.starts(with: ["accepted", "sent", "acknowledged", "displayed"]), "\(liked)")
+            let replied = try await server.waitForNotification(apnsIDs[1], "reply in the trace") { $0.kinds.contains("action") }
+            #expect(replied.detail(of: "action")?["action"] as? String == Self.textAction, "\(replied)")
+            #expect(replied.detail(of: "action")?["text"] as? String == Self.replyText, "\(replied)")
+        }
+    }
+
+    /// The device id `herald device --enrol --json` printed (`{"event":"enrolled","device":…}`), once its app has a
+    /// token.
+    static func enrolledID(of device: ExternalProcess) async throws -> String {
+        try await Interop.poll("herald device to enrol and register \(app)", deadline: .seconds(60), state: device.stdoutSoFar + device.stderrSoFar) {
+            guard device.isRunning else { throw InteropError("herald device exited: \(device.stdoutSoFar)\n\(device.stderrSoFar)") }
+            let events = device.stdoutSoFar.split(whereSeparator: \.isNewline).compactMap { HeraldExecutableInteropTests.jsonObject(String($0)) }
+            guard events.contains(where: { $0["event"] as? String == "registered" && $0["bundleID"] as? String == app }) else { return nil }
+            return events.first { $0["event"] as? String == "enrolled" }?["device"] as? String
+        }
+    }
+
+    /// Fails (one line, how to fix it) unless Chromium, chromedriver and selenium are there.
+    static func requireBrowser(python: String) async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let chromium = environment["HERALD_CHROMIUM"] ?? "/usr/bin/chromium"
+        let driver = environment["HERALD_CHROMEDRIVER"] ?? "/usr/bin/chromedriver"
+        var missing = [chromium, driver].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        let selenium = try await ExternalProcess.run(python, ["-c", "import selenium"], deadline: .seconds(60))
+        if !selenium.succeeded { missing.append("selenium for \(python)") }
+        guard missing.isEmpty else {
+            throw InteropError(
+                "the console browser test needs Chromium, chromedriver and selenium (missing: \(missing.joined(separator: ", "))): "
+                    + "run `bash .ci/run`, or `apt-get install chromium chromium-driver` and `\(python) -m pip install \(Interop.seleniumPin)`"
+            )
+        }
+    }
+}

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Drives Herald's web console in headless Chromium (selenium + Debian's chromium and chromium-driver).
+
+Run by the Swift test ConsoleBrowserTests against a real `herald serve` and `herald device`; see docs/console.md.
+Steps: load the console, type an invalid payload and see the validation reason, type a valid alert with the
+category, send it, see the apns-id, see the notification on the device's screen, press an action and see
+`action` in the trace, then a second push and a text input action with a text.
+
+A PNG screenshot is saved after each step in --out. The last line on standard output is a JSON summary:
+{"ok": true|false, "steps": [...], "screenshots": [...], "apnsIDs": [...], "validationReason": ..., "error": ...}.
+Exit status: 0 every step passed, 1 a step failed, 3 selenium or Chromium is missing.
+"""
+
+import argparse
+import base64
+import json
+import os
+import sys
+import time
+
+CHROMIUM = os.environ.get("HERALD_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("HERALD_CHROMEDRIVER", "/usr/bin/chromedriver")
+INSTALL_HINT = "run `bash .ci/run`, or: apt-get install chromium chromium-driver && pip install selenium==4.51.0"
+
+summary = {"ok": False, "steps": [], "screenshots": [], "apnsIDs": [], "validationReason": None, "error": None}
+
+
+def finish(code):
+    print(json.dumps(summary, sort_keys=True), flush=True)
+    sys.exit(code)
+
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+except ImportError as error:
+    summary["error"] = f"selenium is not installed for {sys.executable} ({error}); {INSTALL_HINT}"
+    finish(3)
+
+for program in (CHROMIUM, CHROMEDRIVER):
+    if not os.access(program, os.X_OK):
+        summary["error"] = f"{program} is missing; {INSTALL_HINT}"
+        finish(3)
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", required=True, help="the console, e.g. http://127.0.0.1:2196/")
+    parser.add_argument("--device", required=True, help="the device id")
+    parser.add_argument("--app", required=True, help="the bundle id")
+    parser.add_argument("--category", required=True, help="the category with the actions")
+    parser.add_argument("--action", required=True, help="a plain action's identifier")
+    parser.add_argument("--text-action", required=True, help="a text input action's identifier")
+    parser.add_argument("--text", default="On my way", help="the text typed for the text input action")
+    parser.add_argument("--expand", metavar="TITLE", help="also expand the first notification: its content extension shows TITLE, then play/pause")
+    parser.add_argument("--out", required=True, help="the directory for the screenshots")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step")
+    return parser.parse_args()
+
+
+class Console:
+    def __init__(self, arguments):
+        self.arguments = arguments
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1440,1000",
+                     "--hide-scrollbars", "--force-device-scale-factor=1", "--lang=en-US"):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        # Debian's chromedriver, named explicitly: selenium then downloads nothing.
+        self.driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+        self.driver.set_page_load_timeout(arguments.timeout)
+        self.shots = 0
+
+    def by_id(self, testid, root=None):
+        return (root or self.driver).find_element(By.CSS_SELECTOR, f'[data-testid="{testid}"]')
+
+    def wait(self, what, probe):
+        """Calls probe until it returns a truthy value; raises with `what` when the time is up."""
+        end = time.monotonic() + self.arguments.timeout
+        last = None
+        while True:
+            try:
+                value = probe()
+                if value:
+                    return value
+            except (StaleElementReferenceException, WebDriverException) as error:
+                last = error
+            if time.monotonic() > end:
+                detail = f" (last error: {type(last).__name__})" if last else ""
+                raise TimeoutError(f"timed out after {self.arguments.timeout:.0f} s waiting for {what}{detail}")
+            time.sleep(0.1)
+
+    def find(self, selector):
+        found = self.driver.find_elements(By.CSS_SELECTOR, selector)
+        return found[0] if found else None
+
+    def screenshot(self, name):
+        """A PNG of the whole page (beyond the window), through the DevTools protocol."""
+        self.shots += 1
+        path = os.path.join(self.arguments.out, f"{self.shots:02d}-{name}.png")
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        metrics = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+        size = metrics.get("cssContentSize") or metrics["contentSize"]
+        clip = {"x": 0, "y": 0, "width": max(1, int(size["width"])), "height": max(1, int(size["height"])), "scale": 1}
+        data = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip})
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(data["data"]))
+        summary["screenshots"].append(path)
+        return path
+
+    def step(self, name):
+        summary["steps"].append(name)
+        self.screenshot(name)
+
+    def type_payload(self, text):
+        payload = self.by_id("send-payload")
+        payload.clear()
+        payload.send_keys(text)
+
+    def validation(self):
+        box = self.by_id("send-validation")
+        return box.get_attribute("data-valid"), box.get_attribute("data-reason"), box.text
+
+    def notification(self, apns_id):
+        device = self.by_id(f"device-{self.arguments.device}")
+        found = device.find_elements(By.CSS_SELECTOR, f'[data-testid="notification-{apns_id.lower()}"]')
+        return found[0] if found else None
+
+    def trace_events(self, apns_id):
+        trace = self.by_id("trace")
+        if (trace.get_attribute("data-apns-id") or "").lower() != apns_id.lower():
+            return []
+        return [(node.get_attribute("data-testid"), node.text) for node in trace.find_elements(By.CSS_SELECTOR, '[data-testid^="trace-event-"]')]
+
+    def send(self, payload):
+        """Types a valid payload, waits for the validation to accept it, sends it, and returns the apns-id."""
+        before = self.find('[data-testid="send-result-apns-id"]')
+        previous = before.text if before else None
+        self.type_payload(payload)
+        self.wait("the validation to accept the payload", lambda: self.validation()[0] == "true")
+        self.by_id("send-button").click()
+        apns_id = self.wait(
+            "the send result with an apns-id",
+            lambda: (lambda node: node and node.text.strip() != previous and node.text.strip())(self.find('[data-testid="send-result-apns-id"]')),
+        )
+        status = self.by_id("send-result-status").text.strip()
+        if status != "200":
+            raise AssertionError(f"the push was not accepted: status {status}, reason {self.by_id('send-result-reason').text}")
+        summary["apnsIDs"].append(apns_id)
+        return apns_id
+
+    def wait_for_notification(self, apns_id, title):
+        def shown():
+            node = self.notification(apns_id)
+            return node if node and title in node.text else None
+
+        return self.wait(f"notification {apns_id} titled {title!r} on device {self.arguments.device}", shown)
+
+    def run(self):
+        arguments = self.arguments
+        driver = self.driver
+        driver.get(arguments.url)
+        self.wait("the send form", lambda: self.by_id("send-form"))
+        self.wait(f"device {arguments.device} on the page", lambda: self.find(f'[data-testid="device-{arguments.device}"]'))
+        self.wait("the app in the device's screen", lambda: self.find(f'[data-testid="device-{arguments.device}"] [data-testid="app-{arguments.app}"]'))
+        self.wait("the live updates", lambda: self.by_id("live-status").get_attribute("data-state") == "live")
+        Select(self.by_id("send-device")).select_by_value(arguments.device)
+        self.wait("the app picker", lambda: arguments.app in [option.get_attribute("value") for option in Select(self.by_id("send-app")).options])
+        Select(self.by_id("send-app")).select_by_value(arguments.app)
+        Select(self.by_id("send-push-type")).select_by_value("alert")
+        Select(self.by_id("send-priority")).select_by_value("10")
+        self.step("console")
+
+        # 1. An invalid payload: the live validation names the reason.
+        self.type_payload('{"aps": {"alert": ')
+        valid, reason, text = self.wait("the validation to refuse the payload", lambda: (lambda v: v if v[0] == "false" and v[1] else None)(self.validation()))
+        summary["validationReason"] = reason
+        summary["validationText"] = text
+        self.step("invalid-payload")
+
+        # 2. A valid alert with the category, sent; its apns-id comes back.
+        first_title = "Lunch at noon?"
+        first = json.dumps({"aps": {"alert": {"title": first_title, "body": "Reply or like from the console."}, "category": arguments.category}})
+        apns_id = self.send(first)
+        self.step("sent")
+
+        # 3. The notification on the device's screen.
+        self.wait_for_notification(apns_id, first_title)
+        self.step("on-device")
+
+        # 3b. Expanded: the content extension's rendering, its play/pause button, collapsed again.
+        if arguments.expand:
+            self.by_id("expand", self.notification(apns_id)).click()
+            self.wait(
+                f"the content extension's rendering ({arguments.expand!r}) in {apns_id}",
+                lambda: arguments.expand in self.by_id("expanded", self.notification(apns_id)).text,
+            )
+            self.by_id("play-pause", self.notification(apns_id)).click()
+            self.wait("the media button to play", lambda: "Playing" in self.by_id("expanded", self.notification(apns_id)).text)
+            self.step("expanded")
+            self.by_id("expand", self.notification(apns_id)).click()
+            self.wait("the notification to collapse", lambda: not self.notification(apns_id).find_elements(By.CSS_SELECTOR, '[data-testid="expanded"]'))
+
+        # 4. A plain action; the trace shows it.
+        self.by_id(f"action-{arguments.action}", self.notification(apns_id)).click()
+        self.wait(f"`action` in the trace of {apns_id}", lambda: any(kind == "trace-event-action" for kind, _ in self.trace_events(apns_id)))
+        summary["actionTrace"] = [kind.removeprefix("trace-event-") for kind, _ in self.trace_events(apns_id)]
+        self.wait("the notification to leave the screen", lambda: self.notification(apns_id) is None)
+        self.step("action-in-trace")
+
+        # 5. A second push, answered with a text input action.
+        second_title = "Where are you?"
+        second = json.dumps({"aps": {"alert": {"title": second_title, "body": "Type a reply."}, "category": arguments.category, "thread-id": "console"}})
+        reply_id = self.send(second)
+        note = self.wait_for_notification(reply_id, second_title)
+        self.by_id(f"action-{arguments.text_action}", note).click()
+        field = self.wait("the text input field", lambda: self.by_id(f"text-input-{arguments.text_action}", self.notification(reply_id)))
+        field.send_keys(arguments.text)
+        self.step("text-input")
+        self.by_id(f"text-input-send-{arguments.text_action}", self.notification(reply_id)).click()
+
+        def replied():
+            return [text for kind, text in self.trace_events(reply_id) if kind == "trace-event-action" and arguments.text in text]
+
+        self.wait(f"`action` with {arguments.text!r} in the trace of {reply_id}", replied)
+        summary["textTrace"] = [kind.removeprefix("trace-event-") for kind, _ in self.trace_events(reply_id)]
+        self.wait("the second notification to leave the screen", lambda: self.notification(reply_id) is None)
+        self.step("text-input-in-trace")
+
+        errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE" and "/screen" not in entry["message"]]
+        summary["browserErrors"] = errors
+        summary["ok"] = True
+
+
+def main():
+    arguments = parse_arguments()
+    os.makedirs(arguments.out, exist_ok=True)
+    try:
+        console = Console(arguments)
+    except WebDriverException as error:
+        summary["error"] = f"could not start Chromium through {CHROMEDRIVER}: {error.msg or error}".splitlines()[0] + f"; {INSTALL_HINT}"
+        finish(3)
+    try:
+        console.run()
+        code = 0
+    except Exception as error:  # the summary says which step and why; the screenshot shows it
+        summary["error"] = f"{type(error).__name__}: {error}".splitlines()[0]
+        summary["failedAfter"] = summary["steps"][-1] if summary["steps"] else None
+        try:
+            console.screenshot("failure")
+            summary["browserLog"] = [entry["message"] for entry in console.driver.get_log("browser")][-20:]
+        except Exception:
+            pass
+        code = 1
+    finally:
+        try:
+            console.driver.quit()
+        except Exception:
+            pass
+    finish(code)
+
+
+if __name__ == "__main__":
+    main()
