@@ -106,7 +106,7 @@ enum ConsolePage {
               </fieldset>
 
               <div class="send-row">
-                <button type="submit" class="primary" data-testid="send-button" id="send-button">Send</button>
+                <button type="submit" class="primary" data-testid="send-button" id="send-button" title="Send (Ctrl+Enter in the payload)">Send</button>
                 <span class="bytes" id="send-bytes"></span>
               </div>
               <div class="result" data-testid="send-result" id="send-result" hidden></div>
