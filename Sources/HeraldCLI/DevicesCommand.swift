@@ -21,15 +21,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try openStore(data)
-                let credentials: DeviceCredentials
-                do {
-                    credentials = try await store.addDevice(name: name)
-                } catch {
-                    await store.shutdown()
-                    throw error
-                }
-                await store.shutdown()
+                let credentials = try await addDevice(named: name, data: data)
                 let device = credentials.device
                 if json {
                     print(
@@ -106,5 +98,18 @@ struct DevicesCommand: AsyncParsableCommand {
                 return "\(app)  \(active)  (\(issued.count) issued)"
             }
         }
+    }
+}
+
+/// Adds a device to the data directory's store (a new id and secret) and closes the store.
+func addDevice(named name: String, data: DataDirectoryOptions) async throws -> DeviceCredentials {
+    let store = try openStore(data)
+    do {
+        let credentials = try await store.addDevice(name: name)
+        await store.shutdown()
+        return credentials
+    } catch {
+        await store.shutdown()
+        throw error
     }
 }

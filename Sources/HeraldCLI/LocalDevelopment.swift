@@ -48,15 +48,7 @@ enum LocalDevelopment {
             }
             return (id, secret, false)
         }
-        let store = try openStore(data)
-        let credentials: DeviceCredentials
-        do {
-            credentials = try await store.addDevice(name: name)
-        } catch {
-            await store.shutdown()
-            throw error
-        }
-        await store.shutdown()
+        let credentials = try await addDevice(named: name, data: data)
         let object: [String: Any] = ["id": credentials.device.id, "name": name, "secret": credentials.secret]
         let text = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
