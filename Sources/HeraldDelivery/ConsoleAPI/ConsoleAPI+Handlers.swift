@@ -42,24 +42,11 @@ extension ConsoleAPI {
 
     /// Reads an interaction body: the members of `interact` without `type` and `id`, checked for what its kind needs.
     static func interaction(_ body: [UInt8]) throws(ConsoleAPIError) -> DeviceLinkInteraction {
-        let reader: JSONFrameReader
-        do {
-            reader = try JSONFrameReader(body)
-        } catch {
-            throw .badRequest("the body must be a JSON object")
-        }
+        let reader = try ConsoleAPIError.bodyReader(body)
         let context = DeviceLinkError(code: .malformedFrame, message: "")
         let interaction: DeviceLinkInteraction
         do throws(DeviceLinkError) {
-            interaction = DeviceLinkInteraction(
-                id: "",
-                bundleID: try reader.string("bundleID", context: context),
-                kind: DeviceLinkInteraction.Kind(rawValue: try reader.string("kind", context: context)),
-                identifier: try reader.optionalString("identifier", context: context),
-                action: try reader.optionalString("action", context: context),
-                text: try reader.optionalString("text", context: context),
-                state: try reader.optionalString("state", context: context)
-            )
+            interaction = try DeviceLinkInteraction(reading: reader, id: "", context: context)
         } catch {
             throw .badRequest(error.message)
         }

@@ -58,6 +58,15 @@ struct ConsoleAPIError: Error {
     var message: String
 
     static func badRequest(_ message: String) -> ConsoleAPIError { ConsoleAPIError(status: 400, message: message) }
+
+    /// A reader of a request body that must be one JSON object; anything else is a `400`.
+    static func bodyReader(_ body: [UInt8]) throws(ConsoleAPIError) -> JSONFrameReader {
+        do {
+            return try JSONFrameReader(body)
+        } catch {
+            throw .badRequest("the body must be a JSON object")
+        }
+    }
 }
 
 extension ConsoleAPI {

@@ -55,12 +55,7 @@ public struct ConsolePush: Sendable, Hashable {
     ///
     /// - Throws: a one-line message for a body that is not such an object.
     init(json body: [UInt8]) throws(ConsoleAPIError) {
-        let reader: JSONFrameReader
-        do {
-            reader = try JSONFrameReader(body)
-        } catch {
-            throw .badRequest("the body must be a JSON object")
-        }
+        let reader = try ConsoleAPIError.bodyReader(body)
         let context = DeviceLinkError(code: .malformedFrame, message: "")
         do throws(DeviceLinkError) {
             token = try reader.optionalString("token", context: context)

@@ -51,17 +51,7 @@ extension DeviceLinkServerMessage {
                 )
             )
         case "interact":
-            self = .interact(
-                DeviceLinkInteraction(
-                    id: try reader.string("id", context: context),
-                    bundleID: try reader.string("bundleID", context: context),
-                    kind: DeviceLinkInteraction.Kind(rawValue: try reader.string("kind", context: context)),
-                    identifier: try reader.optionalString("identifier", context: context),
-                    action: try reader.optionalString("action", context: context),
-                    text: try reader.optionalString("text", context: context),
-                    state: try reader.optionalString("state", context: context)
-                )
-            )
+            self = .interact(try DeviceLinkInteraction(reading: reader, id: try reader.string("id", context: context), context: context))
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
@@ -172,6 +162,22 @@ extension DeviceLinkServerMessage {
             acceptedAtMilliseconds: try reader.integer("acceptedAt", context: context),
             attempt: attempt,
             payload: try reader.rawObject("payload", context: context)
+        )
+    }
+}
+
+extension DeviceLinkInteraction {
+    /// Reads the members every interaction has (all but `type` and `id`) from a JSON object; a missing or mistyped
+    /// one throws `context` with a message naming it.
+    package init(reading reader: JSONFrameReader, id: String, context: DeviceLinkError) throws(DeviceLinkError) {
+        self.init(
+            id: id,
+            bundleID: try reader.string("bundleID", context: context),
+            kind: Kind(rawValue: try reader.string("kind", context: context)),
+            identifier: try reader.optionalString("identifier", context: context),
+            action: try reader.optionalString("action", context: context),
+            text: try reader.optionalString("text", context: context),
+            state: try reader.optionalString("state", context: context)
         )
     }
 }
