@@ -187,8 +187,12 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // Helpers several test targets share (a local HTTP server).
-        .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
+        // Helpers several test targets share (a local HTTP server; the seeds' fixtures and device-report helpers).
+        .target(
+            name: "HeraldTestSupport",
+            dependencies: ["HeraldSimulator", "HeraldUserNotifications"],
+            path: "Tests/HeraldTestSupport"
+        ),
         .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldProviderClientTests",

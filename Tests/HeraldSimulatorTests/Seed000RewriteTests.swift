@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldUserNotifications
 import Testing
 
@@ -8,30 +9,12 @@ import Testing
 // sender only by an id; the service extension replaces it with the contact's name from the device.
 @Suite("Seed 000 on a simulated device: the sender id becomes the contact name")
 struct Seed000RewriteTests {
-    static let manifest = """
-        {
-          "apps": [{
-            "bundleID": "com.example.messages",
-            "state": "suspended",
-            "serviceExtension": {
-              "steps": [{
-                "kind": "rewrite",
-                "key": "sender-id",
-                "names": {"4711": "Alice", "4712": "Bob"},
-                "fallback": "Unknown sender",
-                "title": "{name}",
-                "body": "{name}: {body}"
-              }]
-            }
-          }]
-        }
-        """
+    static let manifest = Seed000.manifest()
 
     @Test("a mutable alert is rewritten before it is shown")
     func rewritten() async throws {
         let device = try await makeDevice(Self.manifest)
-        let payload = #"{"aps":{"alert":{"title":"New message","body":"Lunch at noon?"},"mutable-content":1,"sound":"default"},"sender-id":"4711"}"#
-        let reports = await device.receive(push(payload, to: "com.example.messages", collapseID: "m1"))
+        let reports = await device.receive(push(Seed000.message, to: Seed000.bundleID, collapseID: "m1"))
         #expect(reports.events == ["modified", "displayed"])
         let modified = try #require(reports.first(.modified))
         #expect(modified.string("outcome") == "completed")
@@ -46,17 +29,17 @@ struct Seed000RewriteTests {
         #expect(displayed.string("sound") == "default")
         #expect(displayed.strings("presentation") == ["list", "banner", "sound"])
         #expect(displayed.notificationIdentifier == "m1")
-        #expect(await shownTitles(device, "com.example.messages") == ["Alice"])
+        #expect(await shownTitles(device, Seed000.bundleID) == ["Alice"])
     }
 
     @Test("a sender missing from the table gets the fallback name; a number id works too")
     func fallback() async throws {
         let device = try await makeDevice(Self.manifest)
         let unknown = await device.receive(
-            push(#"{"aps":{"alert":{"body":"hi"},"mutable-content":1},"sender-id":"9999"}"#, to: "com.example.messages")
+            push(#"{"aps":{"alert":{"body":"hi"},"mutable-content":1},"sender-id":"9999"}"#, to: Seed000.bundleID)
         )
         #expect(unknown.first(.displayed)?.string("body") == "Unknown sender: hi")
-        let numeric = await device.receive(push(#"{"aps":{"alert":{"body":"yo"},"mutable-content":1},"sender-id":4712}"#, to: "com.example.messages"))
+        let numeric = await device.receive(push(#"{"aps":{"alert":{"body":"yo"},"mutable-content":1},"sender-id":4712}"#, to: Seed000.bundleID))
         #expect(numeric.first(.displayed)?.string("body") == "Bob: yo")
     }
 
@@ -64,7 +47,7 @@ struct Seed000RewriteTests {
     func needsMutableContent() async throws {
         let device = try await makeDevice(Self.manifest)
         let reports = await device.receive(
-            push(#"{"aps":{"alert":{"title":"New message","body":"x"}},"sender-id":"4711"}"#, to: "com.example.messages")
+            push(#"{"aps":{"alert":{"title":"New message","body":"x"}},"sender-id":"4711"}"#, to: Seed000.bundleID)
         )
         #expect(reports.events == ["displayed"])
         #expect(reports.first(.displayed)?.string("title") == "New message")
@@ -73,7 +56,7 @@ struct Seed000RewriteTests {
     @Test("a payload without the key leaves the content as it is")
     func missingKey() async throws {
         let device = try await makeDevice(Self.manifest)
-        let reports = await device.receive(push(#"{"aps":{"alert":"plain","mutable-content":1}}"#, to: "com.example.messages"))
+        let reports = await device.receive(push(#"{"aps":{"alert":"plain","mutable-content":1}}"#, to: Seed000.bundleID))
         let modified = try #require(reports.first(.modified))
         #expect(modified.detail["changed"] == .bool(false))
         #expect(modified.detail["steps"]?.arrayValue?.first?.objectValue?["result"] == .string("skipped"))

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldUserNotifications
 import Testing
 
@@ -9,26 +10,18 @@ import Testing
 // carrying the same custom id before the new one is shown.
 @Suite("Seed 001 on a simulated device: replacing a notification")
 struct Seed001ReplaceTests {
-    static let manifest = """
-        {
-          "apps": [{
-            "bundleID": "com.example.live",
-            "state": "background",
-            "serviceExtension": {"steps": [{"kind": "removeDeliveredWithSameKey", "key": "custom-payload-id"}]}
-          }]
-        }
-        """
+    static let manifest = Seed001.manifest()
 
     @Test("the easy way: the same apns-collapse-id replaces the shown notification")
     func collapseID() async throws {
         let clock = ManualNotificationClock()
         let device = try await makeDevice(Self.manifest, clock: clock)
         let first = NotificationID.random()
-        _ = await device.receive(push(#"{"aps":{"alert":"Live: 1-0"}}"#, to: "com.example.live", collapseID: "match-42", apnsID: first))
-        _ = await device.receive(push(#"{"aps":{"alert":"Other"}}"#, to: "com.example.live", collapseID: "other"))
+        _ = await device.receive(push(#"{"aps":{"alert":"Live: 1-0"}}"#, to: Seed001.bundleID, collapseID: "match-42", apnsID: first))
+        _ = await device.receive(push(#"{"aps":{"alert":"Other"}}"#, to: Seed001.bundleID, collapseID: "other"))
         clock.advance(by: 60)
         let second = NotificationID.random()
-        let reports = await device.receive(push(#"{"aps":{"alert":"Live: 2-0"}}"#, to: "com.example.live", collapseID: "match-42", apnsID: second))
+        let reports = await device.receive(push(#"{"aps":{"alert":"Live: 2-0"}}"#, to: Seed001.bundleID, collapseID: "match-42", apnsID: second))
         #expect(reports.events == ["removed", "displayed"])
         let removed = try #require(reports.first(.removed))
         #expect(removed.notificationIdentifier == "match-42")
@@ -45,13 +38,13 @@ struct Seed001ReplaceTests {
     @Test("the hard way: the extension removes the notification with the same custom-payload-id")
     func sameKey() async throws {
         let device = try await makeDevice(Self.manifest)
-        let first = await device.receive(push(#"{"aps":{"alert":"Score 1-0"},"custom-payload-id":"live-7"}"#, to: "com.example.live"))
+        let first = await device.receive(push(#"{"aps":{"alert":"Score 1-0"},"custom-payload-id":"live-7"}"#, to: Seed001.bundleID))
         let firstID = try #require(first.first(.displayed)?.notificationIdentifier)
-        _ = await device.receive(push(#"{"aps":{"alert":"Unrelated"},"custom-payload-id":"live-8"}"#, to: "com.example.live"))
+        _ = await device.receive(push(#"{"aps":{"alert":"Unrelated"},"custom-payload-id":"live-8"}"#, to: Seed001.bundleID))
 
         let update = NotificationID.random()
         let reports = await device.receive(
-            push(#"{"aps":{"alert":"Score 2-0","mutable-content":1},"custom-payload-id":"live-7"}"#, to: "com.example.live", apnsID: update)
+            push(#"{"aps":{"alert":"Score 2-0","mutable-content":1},"custom-payload-id":"live-7"}"#, to: Seed001.bundleID, apnsID: update)
         )
         #expect(reports.events == ["modified", "removed", "displayed"])
         let removed = try #require(reports.first(.removed))
@@ -59,7 +52,7 @@ struct Seed001ReplaceTests {
         #expect(removed.string("reason") == "removedByServiceExtension")
         #expect(reports.first(.modified)?.detail["steps"]?.arrayValue?.first?.objectValue?["removed"] == .array([.string(firstID)]))
         #expect(reports.first(.displayed)?.notificationIdentifier == update.text)
-        #expect(await shownTitles(device, "com.example.live").count == 2)
+        #expect(await shownTitles(device, Seed001.bundleID).count == 2)
         let bodies = await device.snapshot().apps.first?.center.threads.flatMap(\.notifications).map(\.body)
         #expect(bodies == ["Score 2-0", "Unrelated"])
     }
@@ -67,9 +60,9 @@ struct Seed001ReplaceTests {
     @Test("without the key the extension removes nothing")
     func noKey() async throws {
         let device = try await makeDevice(Self.manifest)
-        _ = await device.receive(push(#"{"aps":{"alert":"A"}}"#, to: "com.example.live"))
-        let reports = await device.receive(push(#"{"aps":{"alert":"B","mutable-content":1}}"#, to: "com.example.live"))
+        _ = await device.receive(push(#"{"aps":{"alert":"A"}}"#, to: Seed001.bundleID))
+        let reports = await device.receive(push(#"{"aps":{"alert":"B","mutable-content":1}}"#, to: Seed001.bundleID))
         #expect(reports.events == ["modified", "displayed"])
-        #expect(await shownTitles(device, "com.example.live").count == 2)
+        #expect(await shownTitles(device, Seed001.bundleID).count == 2)
     }
 }

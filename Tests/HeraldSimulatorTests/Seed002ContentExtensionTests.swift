@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldUserNotifications
 import Testing
 
@@ -9,44 +10,12 @@ import Testing
 // default media button at (100, 100, 100, 100) in blue) draws the expanded notification.
 @Suite("Seed 002 on a simulated device: category, actions and the content extension")
 struct Seed002ContentExtensionTests {
-    static let bundleID = "com.example.xu"
+    static let bundleID = Seed002.bundleID
 
-    static func manifest(actionResponse: String? = nil) -> String {
-        let response = actionResponse.map { #", "actionResponse": "\#($0)""# } ?? ""
-        return """
-            {
-              "apps": [{
-                "bundleID": "com.example.xu",
-                "state": "background",
-                "categories": [{
-                  "identifier": "category1",
-                  "actions": [
-                    {"identifier": "comment", "title": "Comment", "options": ["foreground"],
-                     "textInput": {"buttonTitle": "Send", "placeholder": "Say something"}},
-                    {"identifier": "like", "title": "Like"},
-                    {"identifier": "cancel", "title": "Cancel", "options": ["destructive"]}
-                  ]
-                }],
-                "serviceExtension": {"steps": [
-                  {"kind": "rewrite", "title": "I am heading", "subtitle": "I am sub title", "body": "different from Xu"},
-                  {"kind": "setCategory", "category": "category1"}
-                ]},
-                "contentExtensions": [{
-                  "UNNotificationExtensionCategory": "category1",
-                  "UNNotificationExtensionInitialContentSizeRatio": 0.5,
-                  "lines": ["{payload.aps.from}", "{payload.aps.imageAbsoluteString}"],
-                  "mediaPlayPauseButton": {"type": "default", "frame": [100, 100, 100, 100], "tint": "#0000FF"}\(response)
-                }]
-              }]
-            }
-            """
-    }
+    static func manifest(actionResponse: String? = nil) -> String { Seed002.manifest(actionResponse: actionResponse) }
 
     /// The payload the seed prints in didReceiveNotification:.
-    static let payload = """
-        {"aps":{"alert":"This is some fancy message.","badge":1,"from":"Hello, I'm Xu",\
-        "imageAbsoluteString":"http://upload.univs.cn/2012/0104/1325645511371.jpg","mutable-content":1,"sound":"default"}}
-        """
+    static let payload = Seed002.payload
 
     @Test("the service extension sets category1; the notification shows its actions and names the content extension")
     func categoryAndActions() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldUserNotifications
 import Testing
 
@@ -8,108 +9,16 @@ import Testing
 // the alert shows, for each app state with and without content-available. The seed's app predates
 // iOS 10: its notification delegate implements neither willPresent nor didReceive.
 
-/// One row of the seed's table, as the device reports it.
-struct SeedRow: CustomTestStringConvertible, Sendable {
-    let contentAvailable: Bool
-    let state: AppLifecycleState
-    /// The reports on arrival.
-    let events: [String]
-    /// The state while the app handled it, when it did.
-    let stateWhileHandling: AppLifecycleState?
-    /// The `dropped` reason on arrival, if any.
-    let dropped: DropReason?
-    /// Calls the app gets when the user then taps the alert (nil: not part of the row).
-    let tapCalls: [AppCall]?
-
-    var testDescription: String { "content-available \(contentAvailable ? "present" : "absent") × \(state.rawValue)" }
-
-    static let table: [SeedRow] = [
-        SeedRow(
-            contentAvailable: true,
-            state: .foreground,
-            events: ["dropped", "background"],
-            stateWhileHandling: .foreground,
-            dropped: .notPresented,
-            tapCalls: nil
-        ),
-        SeedRow(
-            contentAvailable: true,
-            state: .background,
-            events: ["displayed", "background"],
-            stateWhileHandling: .background,
-            dropped: nil,
-            tapCalls: nil
-        ),
-        SeedRow(
-            contentAvailable: true,
-            state: .suspended,
-            events: ["displayed", "background"],
-            stateWhileHandling: .background,
-            dropped: nil,
-            tapCalls: nil
-        ),
-        SeedRow(
-            contentAvailable: true,
-            state: .terminatedByUser,
-            events: ["displayed", "dropped"],
-            stateWhileHandling: nil,
-            dropped: .appTerminatedByUser,
-            tapCalls: nil
-        ),
-        SeedRow(
-            contentAvailable: false,
-            state: .foreground,
-            events: ["dropped", "background"],
-            stateWhileHandling: .foreground,
-            dropped: .notPresented,
-            tapCalls: nil
-        ),
-        SeedRow(
-            contentAvailable: false,
-            state: .suspended,
-            events: ["displayed"],
-            stateWhileHandling: nil,
-            dropped: nil,
-            tapCalls: [.willEnterForeground, .didBecomeActive, .didReceiveRemoteNotification]
-        ),
-        SeedRow(
-            contentAvailable: false,
-            state: .background,
-            events: ["displayed"],
-            stateWhileHandling: nil,
-            dropped: nil,
-            tapCalls: [.willEnterForeground, .didBecomeActive, .didReceiveRemoteNotification]
-        ),
-        SeedRow(
-            contentAvailable: false,
-            state: .terminatedByUser,
-            events: ["displayed"],
-            stateWhileHandling: nil,
-            dropped: nil,
-            tapCalls: [.didFinishLaunching, .didBecomeActive, .didReceiveRemoteNotification]
-        ),
-    ]
-}
-
 @Suite("Seed 003 on a simulated device: app states and background pushes")
 struct Seed003AppStateTests {
-    static let bundleID = "com.example.podcasts"
+    static let bundleID = Seed003.bundleID
 
-    static func manifest(state: AppLifecycleState, extra: String = "") -> String {
-        """
-        {"apps": [{"bundleID": "\(bundleID)", "state": "\(state.rawValue)",
-          "delegate": {"implementsWillPresent": false, "implementsDidReceive": false}\(extra)}]}
-        """
-    }
+    static func manifest(state: AppLifecycleState, extra: String = "") -> String { Seed003.manifest(state: state, extra: extra) }
 
-    @Test("the seed's scenario table, row for row, from the provider's payload bytes", arguments: SeedRow.table)
-    func scenario(_ row: SeedRow) async throws {
+    @Test("the seed's scenario table, row for row, from the provider's payload bytes", arguments: Seed003.table)
+    func scenario(_ row: Seed003.Row) async throws {
         let device = try await makeDevice(Self.manifest(state: row.state))
-        let payload =
-            row.contentAvailable
-            ? #"{"aps":{"alert":"New episode","sound":"default","content-available":1}}"#
-            : #"{"aps":{"alert":"New episode","sound":"default"}}"#
-        let reports = await device.receive(push(payload, to: Self.bundleID, collapseID: "push"))
+        let reports = await device.receive(push(Seed003.payload(contentAvailable: row.contentAvailable), to: Self.bundleID, collapseID: "push"))
         #expect(reports.events == row.events)
         #expect(reports.first(.dropped)?.string("reason") == row.dropped?.rawValue)
         if let stateWhileHandling = row.stateWhileHandling {
@@ -131,7 +40,7 @@ struct Seed003AppStateTests {
     @Test("a silent push wakes a suspended app and it goes back to sleep")
     func silentSuspended() async throws {
         let device = try await makeDevice(Self.manifest(state: .suspended))
-        let reports = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        let reports = await device.receive(push(Seed003.silent, to: Self.bundleID, pushType: .background))
         #expect(reports.events == ["background"])
         let background = try #require(reports.first(.background))
         #expect(background.string("stateWhileHandling") == "background")
@@ -142,13 +51,13 @@ struct Seed003AppStateTests {
     @Test("a silent push launches an app the system ended, but not one the user force-quit")
     func silentNotRunning() async throws {
         let device = try await makeDevice(Self.manifest(state: .notRunning))
-        let launched = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        let launched = await device.receive(push(Seed003.silent, to: Self.bundleID, pushType: .background))
         #expect(
             launched.first(.background)?.strings("callbacks") == [AppCall.didFinishLaunching.rawValue, AppCall.didReceiveRemoteNotification.rawValue]
         )
 
         let killed = try await makeDevice(Self.manifest(state: .terminatedByUser))
-        let reports = await killed.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        let reports = await killed.receive(push(Seed003.silent, to: Self.bundleID, pushType: .background))
         #expect(reports.events == ["dropped"])
         #expect(reports.first(.dropped)?.string("reason") == DropReason.appTerminatedByUser.rawValue)
     }
@@ -156,16 +65,16 @@ struct Seed003AppStateTests {
     @Test("without UIBackgroundModes remote-notification a silent push does not wake the app")
     func noBackgroundMode() async throws {
         let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundModes": []"#))
-        let reports = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, pushType: .background))
+        let reports = await device.receive(push(Seed003.silent, to: Self.bundleID, pushType: .background))
         #expect(reports.first(.dropped)?.string("reason") == DropReason.noBackgroundMode.rawValue)
     }
 
     @Test("over the background budget a push is held, and reaches the app when the user opens it")
     func budget() async throws {
-        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
-        #expect(await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID)).events == ["background"])
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: Seed003.budgetOfOne))
+        #expect(await device.receive(push(Seed003.silent, to: Self.bundleID)).events == ["background"])
         let heldID = NotificationID.random()
-        let held = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, apnsID: heldID))
+        let held = await device.receive(push(Seed003.silent, to: Self.bundleID, apnsID: heldID))
         #expect(held.first(.dropped)?.string("reason") == DropReason.backgroundPushBudget.rawValue)
         #expect(held.first(.dropped)?.detail["held"] == .bool(true))
         let opened = try await device.setState(.foreground, in: Self.bundleID)
@@ -178,10 +87,10 @@ struct Seed003AppStateTests {
 
     @Test("a tap on a notification opens the app and delivers the held push: its background report names it")
     func heldPushDeliveredByTap() async throws {
-        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
-        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: Seed003.budgetOfOne))
+        _ = await device.receive(push(Seed003.silent, to: Self.bundleID))
         let heldID = NotificationID.random()
-        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID, apnsID: heldID))
+        _ = await device.receive(push(Seed003.silent, to: Self.bundleID, apnsID: heldID))
         _ = await device.receive(push(#"{"aps":{"alert":"New episode"}}"#, to: Self.bundleID, collapseID: "alert"))
         let reports = try await device.tap("alert", in: Self.bundleID)
         #expect(reports.events == ["action", "removed", "background"])
@@ -196,9 +105,9 @@ struct Seed003AppStateTests {
 
     @Test("a held push the app never got (it was force-quit) is not reported when the app opens later")
     func heldPushDiscardedByKill() async throws {
-        let device = try await makeDevice(Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#))
-        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
-        _ = await device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        let device = try await makeDevice(Self.manifest(state: .suspended, extra: Seed003.budgetOfOne))
+        _ = await device.receive(push(Seed003.silent, to: Self.bundleID))
+        _ = await device.receive(push(Seed003.silent, to: Self.bundleID))
         _ = try await device.setState(.terminatedByUser, in: Self.bundleID)
         let opened = try await device.setState(.foreground, in: Self.bundleID)
         #expect(opened.first(.background) == nil)
@@ -207,9 +116,9 @@ struct Seed003AppStateTests {
     @Test("an app that never calls the fetch handler runs out of its 30 s on the clock")
     func fetchBudget() async throws {
         let clock = ManualNotificationClock()
-        let manifest = #"{"apps": [{"bundleID": "com.example.podcasts", "state": "suspended", "delegate": {"fetchCompletion": "never"}}]}"#
+        let manifest = Seed003.manifest(state: .suspended, delegate: #"{"fetchCompletion": "never"}"#)
         let device = try await makeDevice(manifest, clock: clock)
-        async let reports = device.receive(push(#"{"aps":{"content-available":1}}"#, to: Self.bundleID))
+        async let reports = device.receive(push(Seed003.silent, to: Self.bundleID))
         await clock.waitForSleepers(count: 1)
         clock.advance(by: 30)
         let background = try #require(await reports.first(.background))

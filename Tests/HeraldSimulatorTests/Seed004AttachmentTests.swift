@@ -10,35 +10,16 @@ import Testing
 // attaches it. Here the image comes from a real HTTP server on 127.0.0.1.
 @Suite("Seed 004 on a simulated device: the attachment named in the payload")
 struct Seed004AttachmentTests {
-    static let bundleID = "com.example.gallery"
+    static let bundleID = Seed004.bundleID
 
-    static let manifest = """
-        {
-          "apps": [{
-            "bundleID": "com.example.gallery",
-            "state": "suspended",
-            "categories": [
-              {"identifier": "InputSomething"},
-              {"identifier": "myCatrgory", "actions": [
-                {"identifier": "comment", "title": "写评论", "options": ["foreground"],
-                 "textInput": {"buttonTitle": "发送", "placeholder": "写点什么吧"}},
-                {"identifier": "zan", "title": "点赞", "options": ["foreground"]},
-                {"identifier": "cancel", "title": "取消", "options": ["destructive"]}
-              ]}
-            ],
-            "serviceExtension": {"steps": [{"kind": "downloadAttachment", "key": "image", "identifier": "image"}]}
-          }]
-        }
-        """
+    static let manifest = Seed004.manifest()
 
-    static func payload(image: String) -> String {
-        #"{"aps":{"alert":"IOS10 推送测试","sound":"default","badge":1,"mutable-content":1,"category":"InputSomething"},"image":"\#(image)"}"#
-    }
+    static func payload(image: String) -> String { Seed004.payload(image: image) }
 
     @Test("the extension downloads the image from a real HTTP server and the notification shows it")
     func download() async throws {
         // Served as ".jpg" but the bytes are PNG: the runtime recognises the type from the content.
-        let server = try LocalHTTPServer(routes: ["/cover.jpg": .init(status: 200, contentType: "image/jpeg", body: Data(Fixture.png))])
+        let server = try LocalHTTPServer(routes: ["/cover.jpg": .init(status: 200, contentType: "image/jpeg", body: Data(SeedFixture.png))])
         defer { server.stop() }
         let device = try await makeDevice(Self.manifest)
         let reports = await device.receive(push(Self.payload(image: "http://127.0.0.1:\(server.port)/cover.jpg"), to: Self.bundleID))
@@ -50,7 +31,7 @@ struct Seed004AttachmentTests {
         let attachment = try #require(reports.first(.displayed)?.detail["attachments"]?.arrayValue?.first?.objectValue)
         #expect(attachment["identifier"] == .string("image"))
         #expect(attachment["type"] == .string("public.png"))
-        #expect(attachment["size"] == .int(Fixture.png.count))
+        #expect(attachment["size"] == .int(SeedFixture.png.count))
 
         let note = try #require(await device.snapshot().apps.first?.center.threads.first?.notifications.first)
         #expect(note.attachments.first?.type == "public.png")
@@ -80,10 +61,9 @@ struct Seed004AttachmentTests {
 
     @Test("a body over the limit is refused")
     func bodyLimit() async throws {
-        let server = try LocalHTTPServer(routes: ["/big.png": .init(status: 200, contentType: "image/png", body: Data(Fixture.png))])
+        let server = try LocalHTTPServer(routes: ["/big.png": .init(status: 200, contentType: "image/png", body: Data(SeedFixture.png))])
         defer { server.stop() }
-        let manifest = Self.manifest.replacingOccurrences(of: #""identifier": "image"}"#, with: #""identifier": "image", "maximumBytes": 10}"#)
-        let device = try await makeDevice(manifest)
+        let device = try await makeDevice(Seed004.manifest(maximumBytes: 10))
         let reports = await device.receive(push(Self.payload(image: "http://127.0.0.1:\(server.port)/big.png"), to: Self.bundleID))
         let step = try #require(reports.first(.modified)?.detail["steps"]?.arrayValue?.first?.objectValue)
         #expect(step["result"] == .string("failed"))
@@ -94,7 +74,7 @@ struct Seed004AttachmentTests {
     func categories() async throws {
         let device = try await makeDevice(Self.manifest)
         let reports = await device.receive(
-            push(#"{"aps":{"alert":"Test message!","sound":"default","category":"myCatrgory"}}"#, to: Self.bundleID, collapseID: "c")
+            push(Seed004.categoryPayload, to: Self.bundleID, collapseID: "c")
         )
         let actions = try #require(reports.first(.displayed)?.detail["actions"]?.arrayValue)
         #expect(actions.compactMap { $0.objectValue?["title"]?.stringValue } == ["写评论", "点赞", "取消"])

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldStore
+import HeraldTestSupport
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -12,34 +13,13 @@ import Testing
 // shows what it has (or the original) after serviceExtensionTimeWillExpire().
 @Suite("Seed 000 end to end: the service extension turns the sender id into the contact name", .serialized)
 struct Seed000ServerTests {
-    static let app = "com.example.messages"
+    static let app = Seed000.bundleID
 
     static func manifest(delay: Int? = nil, bestAttemptOnExpiry: Bool = true) -> String {
-        let delayStep = delay.map { #", {"kind": "delay", "seconds": \#($0)}"# } ?? ""
-        return """
-            {
-              "name": "Messages phone",
-              "apps": [{
-                "bundleID": "\(app)",
-                "state": "suspended",
-                "serviceExtension": {
-                  "steps": [{
-                    "kind": "rewrite",
-                    "key": "sender-id",
-                    "names": {"4711": "Alice", "4712": "Bob"},
-                    "fallback": "Unknown sender",
-                    "title": "{name}",
-                    "body": "{name}: {body}"
-                  }\(delayStep)],
-                  "bestAttemptOnExpiry": \(bestAttemptOnExpiry)
-                }
-              }]
-            }
-            """
+        Seed000.manifest(name: "Messages phone", delay: delay, bestAttemptOnExpiry: bestAttemptOnExpiry)
     }
 
-    static let message =
-        #"{"aps":{"alert":{"title":"New message","body":"Lunch at noon?"},"mutable-content":1,"sound":"default"},"sender-id":"4711"}"#
+    static let message = Seed000.message
 
     @Test("a mutable alert is rewritten on the device before it is shown; the trace records modified and displayed")
     func rewritten() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldStore
+import HeraldTestSupport
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -12,18 +13,20 @@ import Testing
 // with the same id before the new one is shown (the old one disappears, then the new one appears).
 @Suite("Seed 001 end to end: replacing a delivered notification", .serialized)
 struct Seed001ServerTests {
-    static let app = "com.example.live"
+    static let app = Seed001.bundleID
 
-    static let manifest = """
-        {
-          "name": "Live phone",
-          "apps": [{
-            "bundleID": "\(app)",
-            "state": "background",
-            "serviceExtension": {"steps": [{"kind": "removeDeliveredWithSameKey", "key": "custom-payload-id"}]}
-          }]
+    static let manifest = Seed001.manifest(name: "Live phone")
+
+    /// Sends `count` live updates ("Live: 1-0", "Live: 2-0", …) back to back with collapse id match-42; returns
+    /// their apns-ids in the order sent.
+    static func sendLiveUpdates(_ count: Int, _ phone: TestDevice, _ provider: SeedProvider) async throws -> [String] {
+        let token = try phone.token(for: app)
+        var sent: [String] = []
+        for goal in 1...count {
+            sent.append(try await provider.send(#"{"aps":{"alert":"Live: \#(goal)-0"}}"#, to: token, collapseID: "match-42"))
         }
-        """
+        return sent
+    }
 
     @Test("the easy way: a push with the same apns-collapse-id replaces the shown one; the old one's trace says removed")
     func collapseID() async throws {
@@ -57,11 +60,7 @@ struct Seed001ServerTests {
     @Test("live updates sent back to back with the same collapse id: the device shows the last one sent")
     func rapidUpdates() async throws {
         try await withSeed(manifest: Self.manifest, topic: Self.app) { server, phone, provider in
-            let token = try phone.token(for: Self.app)
-            var sent: [String] = []
-            for goal in 1...12 {
-                sent.append(try await provider.send(#"{"aps":{"alert":"Live: \#(goal)-0"}}"#, to: token, collapseID: "match-42"))
-            }
+            let sent = try await Self.sendLiveUpdates(12, phone, provider)
             // The server may replace an update still waiting behind another (same collapse id), or mark one it
             // already sent replaced before the device acknowledged it; every update it sent reaches the device.
             var reached: [NotificationID] = []
@@ -87,11 +86,7 @@ struct Seed001ServerTests {
     @Test("each replaced update's trace reads displayed, then removed — never the other way round")
     func replacedTraceOrder() async throws {
         try await withSeed(manifest: Self.manifest, topic: Self.app) { server, phone, provider in
-            let token = try phone.token(for: Self.app)
-            var sent: [String] = []
-            for goal in 1...60 {
-                sent.append(try await provider.send(#"{"aps":{"alert":"Live: \#(goal)-0"}}"#, to: token, collapseID: "match-42"))
-            }
+            let sent = try await Self.sendLiveUpdates(60, phone, provider)
             try await phone.expectNotificationCenter(in: Self.app, within: .seconds(20), "showing the last update") { shown in
                 shown.map(\.body) == ["Live: 60-0"]
             }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldStore
+import HeraldTestSupport
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -12,45 +13,14 @@ import Testing
 // draws the expanded notification; the user plays and pauses, comments with text, dismisses.
 @Suite("Seed 002 end to end: category routing, the content extension, media and actions", .serialized)
 struct Seed002ServerTests {
-    static let app = "com.example.xu"
+    static let app = Seed002.bundleID
 
     static func manifest(actionResponse: String? = nil) -> String {
-        let response = actionResponse.map { #", "actionResponse": "\#($0)""# } ?? ""
-        return """
-            {
-              "name": "Xu's phone",
-              "apps": [{
-                "bundleID": "\(app)",
-                "state": "background",
-                "categories": [{
-                  "identifier": "category1",
-                  "actions": [
-                    {"identifier": "comment", "title": "Comment", "options": ["foreground"],
-                     "textInput": {"buttonTitle": "Send", "placeholder": "Say something"}},
-                    {"identifier": "like", "title": "Like"},
-                    {"identifier": "cancel", "title": "Cancel", "options": ["destructive"]}
-                  ]
-                }],
-                "serviceExtension": {"steps": [
-                  {"kind": "rewrite", "title": "I am heading", "subtitle": "I am sub title", "body": "different from Xu"},
-                  {"kind": "setCategory", "category": "category1"}
-                ]},
-                "contentExtensions": [{
-                  "UNNotificationExtensionCategory": "category1",
-                  "UNNotificationExtensionInitialContentSizeRatio": 0.5,
-                  "lines": ["{payload.aps.from}", "{payload.aps.imageAbsoluteString}"],
-                  "mediaPlayPauseButton": {"type": "default", "frame": [100, 100, 100, 100], "tint": "#0000FF"}\(response)
-                }]
-              }]
-            }
-            """
+        Seed002.manifest(name: "Xu's phone", actionResponse: actionResponse)
     }
 
     /// The payload the seed prints in didReceiveNotification:.
-    static let payload = """
-        {"aps":{"alert":"This is some fancy message.","badge":1,"from":"Hello, I'm Xu",\
-        "imageAbsoluteString":"http://upload.univs.cn/2012/0104/1325645511371.jpg","mutable-content":1,"sound":"default"}}
-        """
+    static let payload = Seed002.payload
 
     /// Sends the seed's payload with collapse id "xu" and waits until it is shown.
     static func sendSeedPayload(_ server: HeraldTestServer, _ phone: TestDevice, _ provider: SeedProvider) async throws -> String {

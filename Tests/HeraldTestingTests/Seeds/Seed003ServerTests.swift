@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldStore
+import HeraldTestSupport
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -11,110 +12,30 @@ import Testing
 // HTTP/2 with the push type and priority Apple requires (alert at 10; background at 5). The seed's app
 // predates iOS 10: its notification delegate implements neither willPresent nor didReceive.
 
-/// One row of the seed's table, as the device reports it and the trace records it.
-struct SeedStateRow: CustomTestStringConvertible, Sendable {
-    let contentAvailable: Bool
-    let state: AppLifecycleState
-    /// The reports on arrival, in order.
-    let events: [String]
-    /// The state while the app handled it, when it did.
-    let stateWhileHandling: AppLifecycleState?
-    /// The `dropped` reason on arrival, if any.
-    let dropped: DropReason?
-    /// Calls the app gets when the user then taps the alert (nil: not part of the row).
-    let tapCalls: [AppCall]?
-
-    var testDescription: String { "content-available \(contentAvailable ? "present" : "absent") × \(state.rawValue)" }
-
-    static let table: [SeedStateRow] = [
-        SeedStateRow(
-            contentAvailable: true,
-            state: .foreground,
-            events: ["dropped", "background"],
-            stateWhileHandling: .foreground,
-            dropped: .notPresented,
-            tapCalls: nil
-        ),
-        SeedStateRow(
-            contentAvailable: true,
-            state: .background,
-            events: ["displayed", "background"],
-            stateWhileHandling: .background,
-            dropped: nil,
-            tapCalls: nil
-        ),
-        SeedStateRow(
-            contentAvailable: true,
-            state: .suspended,
-            events: ["displayed", "background"],
-            stateWhileHandling: .background,
-            dropped: nil,
-            tapCalls: nil
-        ),
-        SeedStateRow(
-            contentAvailable: true,
-            state: .terminatedByUser,
-            events: ["displayed", "dropped"],
-            stateWhileHandling: nil,
-            dropped: .appTerminatedByUser,
-            tapCalls: nil
-        ),
-        SeedStateRow(
-            contentAvailable: false,
-            state: .foreground,
-            events: ["dropped", "background"],
-            stateWhileHandling: .foreground,
-            dropped: .notPresented,
-            tapCalls: nil
-        ),
-        SeedStateRow(
-            contentAvailable: false,
-            state: .suspended,
-            events: ["displayed"],
-            stateWhileHandling: nil,
-            dropped: nil,
-            tapCalls: [.willEnterForeground, .didBecomeActive, .didReceiveRemoteNotification]
-        ),
-        SeedStateRow(
-            contentAvailable: false,
-            state: .background,
-            events: ["displayed"],
-            stateWhileHandling: nil,
-            dropped: nil,
-            tapCalls: [.willEnterForeground, .didBecomeActive, .didReceiveRemoteNotification]
-        ),
-        SeedStateRow(
-            contentAvailable: false,
-            state: .terminatedByUser,
-            events: ["displayed"],
-            stateWhileHandling: nil,
-            dropped: nil,
-            tapCalls: [.didFinishLaunching, .didBecomeActive, .didReceiveRemoteNotification]
-        ),
-    ]
-}
-
 @Suite("Seed 003 end to end: app states decide which callback runs", .serialized)
 struct Seed003ServerTests {
-    static let app = "com.example.podcasts"
+    static let app = Seed003.bundleID
 
     static func manifest(state: AppLifecycleState, delegate: String? = nil, extra: String = "") -> String {
-        let delegate = delegate ?? #"{"implementsWillPresent": false, "implementsDidReceive": false}"#
-        return """
-            {"name": "Podcast phone", "apps": [{"bundleID": "\(app)", "state": "\(state.rawValue)",
-              "delegate": \(delegate)\(extra)}]}
-            """
+        Seed003.manifest(name: "Podcast phone", state: state, delegate: delegate, extra: extra)
     }
 
-    static let silent = #"{"aps":{"content-available":1}}"#
+    static let silent = Seed003.silent
 
-    @Test("the seed's scenario table, row for row, from the provider's HTTP/2 request", arguments: SeedStateRow.table)
-    func scenario(_ row: SeedStateRow) async throws {
+    /// Uses up the budget of one background push with a silent push, then sends another, which the device holds:
+    /// returns the token and the held push's apns-id.
+    static func sendHeldPush(_ server: HeraldTestServer, _ phone: TestDevice, _ provider: SeedProvider) async throws -> (token: String, held: String)
+    {
+        let token = try phone.token(for: app)
+        let first = try await provider.send(silent, to: token, pushType: .background)
+        try await server.expectDelivered(first, reporting: [.background])
+        return (token, try await provider.send(silent, to: token, pushType: .background))
+    }
+
+    @Test("the seed's scenario table, row for row, from the provider's HTTP/2 request", arguments: Seed003.table)
+    func scenario(_ row: Seed003.Row) async throws {
         try await withSeed(manifest: Self.manifest(state: row.state), topic: Self.app) { server, phone, provider in
-            let payload =
-                row.contentAvailable
-                ? #"{"aps":{"alert":"New episode","sound":"default","content-available":1}}"#
-                : #"{"aps":{"alert":"New episode","sound":"default"}}"#
+            let payload = Seed003.payload(contentAvailable: row.contentAvailable)
             let apnsID = try await provider.send(payload, to: phone.token(for: Self.app), collapseID: "push")
             let last = try #require(row.events.last.map { DeviceReport.Event(rawValue: $0) })
             try await phone.expectReport(last, for: apnsID, within: .seconds(10))
@@ -227,12 +148,9 @@ struct Seed003ServerTests {
 
     @Test("over the background budget a push is held; when the user opens the app it reaches the app and its trace says so")
     func heldUntilOpened() async throws {
-        let manifest = Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#)
+        let manifest = Self.manifest(state: .suspended, extra: Seed003.budgetOfOne)
         try await withSeed(manifest: manifest, topic: Self.app) { server, phone, provider in
-            let token = try phone.token(for: Self.app)
-            let first = try await provider.send(Self.silent, to: token, pushType: .background)
-            try await server.expectDelivered(first, reporting: [.background])
-            let held = try await provider.send(Self.silent, to: token, pushType: .background)
+            let (_, held) = try await Self.sendHeldPush(server, phone, provider)
             let dropped = try await server.expectTraceEvent(.dropped, of: held, within: .seconds(10))
             #expect(dropped.detail["reason"] == .string(DropReason.backgroundPushBudget.rawValue))
             #expect(dropped.detail["held"] == .bool(true))
@@ -248,12 +166,9 @@ struct Seed003ServerTests {
 
     @Test("a held push also reaches the app when the user opens it by tapping a notification; its trace says so")
     func heldUntilTapped() async throws {
-        let manifest = Self.manifest(state: .suspended, extra: #", "backgroundPushBudget": {"limit": 1, "window": 3600}"#)
+        let manifest = Self.manifest(state: .suspended, extra: Seed003.budgetOfOne)
         try await withSeed(manifest: manifest, topic: Self.app) { server, phone, provider in
-            let token = try phone.token(for: Self.app)
-            let first = try await provider.send(Self.silent, to: token, pushType: .background)
-            try await server.expectDelivered(first, reporting: [.background])
-            let held = try await provider.send(Self.silent, to: token, pushType: .background)
+            let (token, held) = try await Self.sendHeldPush(server, phone, provider)
             try await server.expectDelivered(held, reporting: [.dropped])
             let alert = try await provider.send(#"{"aps":{"alert":"New episode"}}"#, to: token, collapseID: "episode")
             try await server.expectDelivered(alert, reporting: [.displayed])

@@ -13,34 +13,13 @@ import Testing
 // 50 MB). The seed's categories give the comment action a text field.
 @Suite("Seed 004 end to end: the attachment named in the payload, its limits, and the seed's actions", .serialized)
 struct Seed004ServerTests {
-    static let app = "com.example.gallery"
+    static let app = Seed004.bundleID
 
     static func manifest(maximumBytes: Int? = nil) -> String {
-        let limit = maximumBytes.map { #", "maximumBytes": \#($0)"# } ?? ""
-        return """
-            {
-              "name": "Gallery phone",
-              "apps": [{
-                "bundleID": "\(app)",
-                "state": "suspended",
-                "categories": [
-                  {"identifier": "InputSomething"},
-                  {"identifier": "myCatrgory", "actions": [
-                    {"identifier": "comment", "title": "写评论", "options": ["foreground"],
-                     "textInput": {"buttonTitle": "发送", "placeholder": "写点什么吧"}},
-                    {"identifier": "zan", "title": "点赞", "options": ["foreground"]},
-                    {"identifier": "cancel", "title": "取消", "options": ["destructive"]}
-                  ]}
-                ],
-                "serviceExtension": {"steps": [{"kind": "downloadAttachment", "key": "image", "identifier": "image"\(limit)}]}
-              }]
-            }
-            """
+        Seed004.manifest(name: "Gallery phone", maximumBytes: maximumBytes)
     }
 
-    static func payload(image: String) -> String {
-        #"{"aps":{"alert":"IOS10 推送测试","sound":"default","badge":1,"mutable-content":1,"category":"InputSomething"},"image":"\#(image)"}"#
-    }
+    static func payload(image: String) -> String { Seed004.payload(image: image) }
 
     /// Sends the seed's payload naming `image`, and returns the `modified` step and the trace's `displayed` event.
     static func sendImage(
@@ -155,7 +134,7 @@ struct Seed004ServerTests {
     func categoryActions() async throws {
         try await withSeed(manifest: Self.manifest(), topic: Self.app) { server, phone, provider in
             let apnsID = try await provider.send(
-                #"{"aps":{"alert":"Test message!","sound":"default","category":"myCatrgory"}}"#,
+                Seed004.categoryPayload,
                 to: phone.token(for: Self.app),
                 collapseID: "c"
             )

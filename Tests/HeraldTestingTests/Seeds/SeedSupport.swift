@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldProviderClient
 import HeraldSimulator
 import HeraldStore
+import HeraldTestSupport
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -67,34 +68,9 @@ extension HeraldTestServer {
     }
 }
 
-extension Array where Element == DeviceReport {
-    /// The event names, in order.
-    var events: [String] { map(\.event.rawValue) }
-
-    /// The first report of an event.
-    func first(_ event: DeviceReport.Event) -> DeviceReport? { first { $0.event == event } }
-}
-
 extension Array where Element == TraceEvent {
     /// The trace's device reports (what came from the device), in order.
     var reportKinds: [String] { filter { TraceEventKind.deviceReports.contains($0.kind) }.map(\.kind.rawValue) }
-}
-
-extension DeviceReport {
-    /// A string in the detail.
-    func string(_ key: String) -> String? { detail[key]?.stringValue }
-
-    /// A nested value in the detail by path (`after.title`).
-    func value(_ path: String) -> HeraldUserNotifications.JSONValue? {
-        var current: HeraldUserNotifications.JSONValue? = .object(detail)
-        for part in path.split(separator: ".") {
-            current = current?.objectValue?[String(part)]
-        }
-        return current
-    }
-
-    /// A list of strings in the detail.
-    func strings(_ key: String) -> [String] { detail[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
 }
 
 /// Polls until `condition` holds (for a manual device clock's sleepers), failing after `timeout`.
@@ -110,12 +86,4 @@ func eventually(_ what: String, within timeout: Duration = .seconds(10), _ condi
 /// The request identifier of a notification sent without a collapse id: its apns-id as the device writes it.
 func requestIdentifier(_ apnsID: String) -> String {
     NotificationID(apnsID)?.text ?? apnsID
-}
-
-/// A minimal but real PNG.
-enum SeedFixture {
-    static let png: [UInt8] =
-        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D] + Array("IHDR".utf8)
-        + [0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE]
-        + [0x00, 0x00, 0x00, 0x00] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
 }
