@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldServer
 import HeraldStore
 import Logging
 
@@ -118,11 +119,9 @@ struct KeysCommand: AsyncParsableCommand {
 private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions, data: DataDirectoryOptions) async throws {
     let store = try openStore(data)
     let record = SigningKeyRecord(
-        keyID: key.keyID,
-        teamID: key.teamID,
+        key: key,
         scope: try scope.scope,
         topics: scope.topicList,
-        publicKeyPEM: key.privateKey.publicKey.pemRepresentation,
         createdAtMilliseconds: SystemWallClock().nowMilliseconds()
     )
     do {

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldServer
 import HeraldStore
 
 /// What `herald serve`, `herald device` and `herald send` do for a person on one machine when they are given no
@@ -16,14 +17,7 @@ enum LocalDevelopment {
         guard try await store.signingKeys().isEmpty, ProviderKeyLocator.keptKeys(in: keysDirectory).isEmpty else { return nil }
         let key = try PrivateSigningKey.generate(teamID: developmentTeamID, keyID: SigningKey.randomID())
         try await store.addSigningKey(
-            SigningKeyRecord(
-                keyID: key.keyID,
-                teamID: key.teamID,
-                scope: .both,
-                topics: nil,
-                publicKeyPEM: key.privateKey.publicKey.pemRepresentation,
-                createdAtMilliseconds: clock.nowMilliseconds()
-            )
+            SigningKeyRecord(key: key, scope: .both, topics: nil, createdAtMilliseconds: clock.nowMilliseconds())
         )
         let file = keysDirectory.appendingPathComponent(ProviderKeyLocator.fileName(keyID: key.keyID))
         try key.write(p8To: file)

@@ -126,14 +126,7 @@ public final class HeraldTestServer: Sendable {
         do {
             let key = try PrivateSigningKey.generate(teamID: options.teamID)
             try await server.store.addSigningKey(
-                SigningKeyRecord(
-                    keyID: key.keyID,
-                    teamID: key.teamID,
-                    scope: .both,
-                    topics: nil,
-                    publicKeyPEM: key.privateKey.publicKey.pemRepresentation,
-                    createdAtMilliseconds: clock.nowMilliseconds()
-                )
+                SigningKeyRecord(key: key, scope: .both, topics: nil, createdAtMilliseconds: clock.nowMilliseconds())
             )
             let keyFile = directory.appendingPathComponent("AuthKey_\(key.keyID).p8")
             try key.write(p8To: keyFile)
