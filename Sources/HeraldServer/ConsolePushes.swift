@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Validation runs the gateway's own ``ProviderRequestRules`` (the steps after authentication) against the store,
 /// without storing anything. Sending is a real provider request: HTTP/2 from the server to its own provider port
-/// (h2c when it is on, TLS trusting the development CA otherwise), signed with a console key that exists only in
+/// (h2c when it is on, TLS trusting the development CA or the certificate given with `--tls-cert` otherwise), signed with a console key that exists only in
 /// memory and is registered only with the gateway's token verifier (so `herald keys list` does not show it).
 final class ConsolePushes: ConsolePushService {
     /// The team id of the console's key (ten characters, as Apple's are).
@@ -23,6 +23,7 @@ final class ConsolePushes: ConsolePushService {
     private let gateway: Gateway
     private let host: String
     private let caFile: String?
+    private let serverCertificateFile: String?
     private let client = Mutex<APNSProviderClient?>(nil)
 
     /// Creates the console's key and registers it with `verifier`.
@@ -33,6 +34,7 @@ final class ConsolePushes: ConsolePushService {
         gateway: Gateway,
         host: String,
         caFile: String?,
+        serverCertificateFile: String? = nil,
         clock: any WallClock
     ) throws {
         let key = try PrivateSigningKey.generate(teamID: Self.teamID)
@@ -43,6 +45,7 @@ final class ConsolePushes: ConsolePushService {
         self.key = key
         self.gateway = gateway
         self.caFile = caFile
+        self.serverCertificateFile = serverCertificateFile
         // Connect to the address the gateway listens on; a wildcard address is reached on loopback.
         switch host {
         case "0.0.0.0", "": self.host = "127.0.0.1"
@@ -157,6 +160,8 @@ final class ConsolePushes: ConsolePushService {
         if endpoint.usesTLS {
             configuration.trustRootFiles = caFile.map { [$0] } ?? []
             configuration.trustsSystemRoots = caFile == nil
+            // A certificate given with --tls-cert may come from any CA and name any host: it is pinned instead.
+            configuration.pinnedServerCertificateFile = serverCertificateFile
         }
         configuration.responseTimeout = .seconds(10)
         let made = try APNSProviderClient(configuration: configuration, clock: clock)

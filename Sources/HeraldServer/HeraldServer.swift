@@ -109,6 +109,7 @@ public struct HeraldServer: Sendable {
                 gateway: gateway,
                 host: configuration.host,
                 caFile: pki?.files.caCertificate.path,
+                serverCertificateFile: configuration.tlsCertificatePath,
                 clock: configuration.clock
             )
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAuth
 import HeraldCore
 import HeraldServer
 import Logging
@@ -12,8 +13,16 @@ import FoundationNetworking
 /// `/console/send` on a server without h2c: the console reaches its own gateway over TLS (tier 3).
 @Suite("Console API: sending over TLS")
 struct ConsoleTLSTests {
-    @Test("with h2c off, /console/send goes over TLS trusting the development CA and gets the gateway's 200")
-    func sendOverTLS() async throws {
+    /// Whose server certificate the gateway presents.
+    enum ServerCertificate: String, CaseIterable, Sendable {
+        /// The development CA's, made in the data directory.
+        case development
+        /// One given with `--tls-cert`, from a CA the server does not know (the console pins it).
+        case given
+    }
+
+    @Test("with h2c off, /console/send goes over TLS to the gateway and gets its 200", arguments: ServerCertificate.allCases)
+    func sendOverTLS(_ certificate: ServerCertificate) async throws {
         var logger = Logger(label: "test.console-tls")
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-console-tls-\(UUID().uuidString)")
@@ -24,6 +33,19 @@ struct ConsoleTLSTests {
         configuration.eventLoopThreads = 1
         configuration.webEventLoopThreads = 1
         configuration.synchronous = .normal
+        if certificate == .given {
+            // Another CA's certificate, named for a host the console does not connect to.
+            let authority = try DevelopmentCertificateAuthority.generate(commonName: "Another CA", now: Date())
+            let issued = try authority.issueServerCertificate(hosts: ["push.example.com"], now: Date())
+            let files = directory.appendingPathComponent("given")
+            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+            let certificatePath = files.appendingPathComponent("server.pem")
+            let keyPath = files.appendingPathComponent("server.key")
+            try Data(issued.certificatePEM.utf8).write(to: certificatePath)
+            try Data(issued.privateKey.pemRepresentation.utf8).write(to: keyPath)
+            configuration.tlsCertificatePath = certificatePath.path
+            configuration.tlsKeyPath = keyPath.path
+        }
         let server = try await HeraldServer(configuration: configuration, logger: logger)
         let group = ServiceGroup(services: server.services, logger: logger)
         let run = Task { try await group.run() }

@@ -12,6 +12,9 @@ extension APNSProviderClient {
         public var trustRootFiles: [String] = []
         /// Whether the system's CA certificates are trusted too (needed for Apple's own hosts).
         public var trustsSystemRoots = true
+        /// A server certificate (PEM file) accepted as it is, whoever issued it, instead of the trust above: for a
+        /// Herald server reaching its own provider port with a certificate it was given (`--tls-cert`).
+        package var pinnedServerCertificateFile: String?
         /// How long a connection may take: TCP, the TLS handshake and the server's first HTTP/2 SETTINGS.
         public var connectTimeout: Duration = .seconds(10)
         /// How long one `send` may take, from the call to the end of the answer, including any wait for a stream.

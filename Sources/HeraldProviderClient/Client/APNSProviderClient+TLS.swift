@@ -7,6 +7,10 @@ extension APNSProviderClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["h2"]
         tls.minimumTLSVersion = .tlsv12
+        if configuration.pinnedServerCertificateFile != nil {
+            // The pinned certificate is the whole check (the connection's verification callback); it may name any host.
+            tls.certificateVerification = .noHostnameVerification
+        }
         do {
             let roots = try configuration.trustRootFiles.flatMap { path in
                 do {
@@ -34,5 +38,17 @@ extension APNSProviderClient {
         } catch {
             throw .invalidConfiguration.with("TLS: \(error)")
         }
+    }
+
+    /// The first certificate of a PEM file, for ``Configuration/pinnedServerCertificateFile``.
+    static func loadPinnedCertificate(_ path: String) throws(APNSProviderClientError) -> NIOSSLCertificate {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(path)
+        } catch {
+            throw .invalidConfiguration.with("cannot read the server certificate \(path): \(error)")
+        }
+        guard let first = certificates.first else { throw .invalidConfiguration.with("no certificate in \(path)") }
+        return first
     }
 }

@@ -38,6 +38,7 @@ public final class APNSProviderClient: Sendable {
     private let clock: any WallClock
     private let logger: Logger
     private let tls: NIOSSLContext?
+    private let pinnedCertificate: NIOSSLCertificate?
     private let tokens: Mutex<SignedTokenCache>?
     private let state = Mutex(State.idle)
     private let requestIDs = Atomic<UInt64>(0)
@@ -81,6 +82,7 @@ public final class APNSProviderClient: Sendable {
             tokens = nil
         }
         tls = configuration.endpoint.usesTLS ? try Self.makeTLSContext(configuration) : nil
+        pinnedCertificate = try configuration.pinnedServerCertificateFile.map(Self.loadPinnedCertificate)
     }
 
     deinit {
@@ -200,6 +202,7 @@ public final class APNSProviderClient: Sendable {
         let pending = APNSClientConnection.connect(
             to: configuration.endpoint,
             tls: tls,
+            pinnedCertificate: pinnedCertificate,
             connectTimeout: configuration.connectTimeout,
             group: group,
             logger: logger

@@ -76,6 +76,7 @@ final class APNSClientConnection: Sendable {
     static func connect(
         to endpoint: APNSProviderClient.Endpoint,
         tls: NIOSSLContext?,
+        pinnedCertificate: NIOSSLCertificate? = nil,
         connectTimeout: Duration,
         group: any EventLoopGroup,
         logger: Logger
@@ -95,7 +96,13 @@ final class APNSClientConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    if let tls {
+                    if let tls, let pinnedCertificate {
+                        // The pinned certificate replaces chain and name verification: the server must present it.
+                        let handler = try NIOSSLClientHandler(context: tls, serverHostname: serverHostname) { chain, verified in
+                            verified.succeed(chain.first == pinnedCertificate ? .certificateVerified : .failed)
+                        }
+                        try sync.addHandler(handler)
+                    } else if let tls {
                         try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
                     }
                     try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: clientSettings))

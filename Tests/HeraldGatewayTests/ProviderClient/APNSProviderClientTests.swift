@@ -156,6 +156,31 @@ struct APNSProviderClientTests {
         await fixture.stop()
     }
 
+    @Test("a pinned server certificate is the whole check: the gateway's own is accepted with no trust root, another refused")
+    func pinnedCertificate() async throws {
+        try await withGateway { fixture in
+            let token = try await fixture.registerToken()
+            let other = try DevelopmentCertificateAuthority.generate(commonName: "Another CA", now: Date())
+                .issueServerCertificate(hosts: ["127.0.0.1"], now: Date())
+            let otherFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-pinned-\(UUID().uuidString).pem")
+            try Data(other.certificatePEM.utf8).write(to: otherFile)
+            defer { try? FileManager.default.removeItem(at: otherFile) }
+            for (pinned, accepted) in [(fixture.pki.files.serverCertificate.path, true), (otherFile.path, false)] {
+                let endpoint = APNSProviderClient.Endpoint(host: "127.0.0.1", port: try await fixture.port(tls: true), usesTLS: true)
+                var configuration = APNSProviderClient.Configuration(endpoint: endpoint, authentication: .token(fixture.key))
+                configuration.trustsSystemRoots = false
+                configuration.pinnedServerCertificateFile = pinned
+                let client = try APNSProviderClient(configuration: configuration, eventLoopGroup: fixture.clientGroup, clock: fixture.clock)
+                if accepted {
+                    #expect(try await client.send(Self.alert(token)).status == 200)
+                } else {
+                    await #expect(throws: APNSProviderClientError.connectFailed) { try await client.send(Self.alert(token)) }
+                }
+                await client.shutdown()
+            }
+        }
+    }
+
     @Test("when the gateway shuts down (GOAWAY), the next send tries a new connection and says it could not connect")
     func gatewayGone() async throws {
         let fixture = try await GatewayFixture.start()
