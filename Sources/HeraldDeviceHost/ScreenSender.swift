@@ -68,8 +68,7 @@ final class ScreenSender: Sendable {
             for index in snapshot.apps.indices {
                 if let token = issued[snapshot.apps[index].bundleID] { snapshot.apps[index].deviceToken = token.hex }
             }
-            // A screen over the server's limit is not sent: the server keeps the previous one.
-            if let json = try? encoder.encode(snapshot), json.count + 32 <= DeviceLinkClientMessage.maximumScreenSize {
+            if let json = Self.screenJSON(snapshot, encoder: encoder) {
                 try? await client.send(.screen(json: Array(json)))
             }
             let ready = progress.withLock { progress in
@@ -91,5 +90,18 @@ final class ScreenSender: Sendable {
     /// Ends ``run()`` (the link closed); waiters are released.
     func finish() {
         input.finish()
+    }
+}
+
+extension ScreenSender {
+    /// The screen as JSON within the link's limit: with the attachments' thumbnails when they fit, without them
+    /// otherwise; nil when even that is too large (the server then keeps the previous screen).
+    static func screenJSON(_ snapshot: DeviceSnapshot, encoder: JSONEncoder, limit: Int = DeviceLinkClientMessage.maximumScreenSize) -> Data? {
+        // 32 bytes for the message's envelope around the snapshot.
+        if let json = try? encoder.encode(snapshot), json.count + 32 <= limit { return json }
+        var bare = snapshot
+        for index in bare.apps.indices { bare.apps[index].center = bare.apps[index].center.withoutThumbnails() }
+        if let json = try? encoder.encode(bare), json.count + 32 <= limit { return json }
+        return nil
     }
 }

@@ -104,6 +104,35 @@ struct AttachmentTests {
         #expect(!FileManager.default.fileExists(atPath: stored.path))
     }
 
+    @Test("the snapshot carries small images as data: URLs for a console; not hidden thumbnails, large images or sounds")
+    func thumbnails() async throws {
+        let runtime = try await makeRuntime()
+        // A JPEG one byte over the limit: the fixture's header, zeros, and the end-of-image marker.
+        let largeJPEG = Fixture.jpeg.dropLast(2) + [UInt8](repeating: 0, count: NotificationCenterSnapshot.thumbnailLimit) + [0xFF, 0xD9]
+        let cases: [(name: String, bytes: [UInt8], options: [AnyHashable: Any], expected: String?)] = [
+            ("small.png", Fixture.png, [:], "data:image/png;base64," + Data(Fixture.png).base64EncodedString()),
+            ("small.gif", Fixture.gif, [:], "data:image/gif;base64," + Data(Fixture.gif).base64EncodedString()),
+            ("hidden.png", Fixture.png, [UNNotificationAttachmentOptionsThumbnailHiddenKey: true], nil),
+            ("large.jpg", largeJPEG, [:], nil),
+            ("sound.wav", Fixture.wav, [:], nil),
+        ]
+        for (index, item) in cases.enumerated() {
+            let content = UNMutableNotificationContent()
+            content.title = item.name
+            let url = Fixture.file(item.name, item.bytes)
+            content.attachments = [try UNNotificationAttachment(identifier: item.name, url: url, options: item.options)]
+            try await runtime.center.add(UNNotificationRequest(identifier: "n\(index)", content: content, trigger: nil))
+        }
+        await runtime.fireDueNotifications()
+        let snapshot = await runtime.snapshot()
+        let attachments = snapshot.threads.flatMap(\.notifications).flatMap(\.attachments)
+        for item in cases {
+            let attachment = try #require(attachments.first { $0.identifier == item.name }, "\(item.name)")
+            #expect(attachment.thumbnail == item.expected, "\(item.name)")
+        }
+        #expect(snapshot.withoutThumbnails().threads.flatMap(\.notifications).flatMap(\.attachments).allSatisfy { $0.thumbnail == nil })
+    }
+
     @Test("a request whose attachment file vanished is not scheduled")
     func vanishedFile() async throws {
         let runtime = try await makeRuntime()

@@ -578,8 +578,12 @@ extension ConsolePage {
           function thumb(attachment) {
             const type = lower(attachment.type);
             const kind = /image|jpeg|png|gif|heic/.test(type) ? 'image' : /movie|video|mpeg-4|mp4|avi/.test(type) ? 'video' : /audio|mp3|aiff|wav/.test(type) ? 'audio' : '';
+            const title = `${attachment.fileName} (${attachment.type}, ${bytesText(attachment.size)})`;
+            if (attachment.thumbnail && attachment.thumbnail.startsWith('data:image/')) {
+              return el('img', { class: 'thumb image', src: attachment.thumbnail, alt: attachment.fileName, title, testid: 'thumbnail-' + attachment.identifier });
+            }
             const label = (attachment.fileName.split('.').pop() || kind || 'file').toUpperCase().slice(0, 5);
-            return el('div', { class: 'thumb ' + kind, title: `${attachment.fileName} (${attachment.type}, ${bytesText(attachment.size)})` }, label);
+            return el('div', { class: 'thumb ' + kind, title }, label);
           }
 
           function drawExpanded(deviceID, app, rendering) {

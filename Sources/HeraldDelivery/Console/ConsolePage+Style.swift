@@ -122,6 +122,7 @@ extension ConsolePage {
         .thumb.image { background: linear-gradient(135deg, #43cea2, #185a9d); }
         .thumb.video { background: linear-gradient(135deg, #f7971e, #d64545); }
         .thumb.audio { background: linear-gradient(135deg, #a18cd1, #6a3093); }
+        img.thumb { object-fit: cover; background: #e5e5ea; padding: 0; }
         .attachments { margin-top: 6px; }
         .attachment { display: flex; align-items: center; gap: 6px; font-size: 11px; color: #6e6e73; margin-top: 2px; }
         .attachment .mono { font-size: 10.5px; }

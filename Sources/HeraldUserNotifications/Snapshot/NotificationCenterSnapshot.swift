@@ -20,7 +20,27 @@ public struct NotificationCenterSnapshot: Sendable, Hashable, Codable {
         public var thumbnailClippingRect: [Double]?
         /// The thumbnail time, if any.
         public var thumbnailTime: Double?
+        /// The image itself as a `data:` URL, so a console can draw the thumbnail: JPEG, PNG and GIF files up to
+        /// ``NotificationCenterSnapshot/thumbnailLimit`` bytes whose thumbnail is not hidden; nil otherwise.
+        public var thumbnail: String?
     }
+
+    /// The same snapshot without the attachments' thumbnails (for a screen that would be too large with them).
+    public func withoutThumbnails() -> NotificationCenterSnapshot {
+        var copy = self
+        for thread in copy.threads.indices {
+            for notification in copy.threads[thread].notifications.indices {
+                for attachment in copy.threads[thread].notifications[notification].attachments.indices {
+                    copy.threads[thread].notifications[notification].attachments[attachment].thumbnail = nil
+                }
+            }
+        }
+        return copy
+    }
+
+    /// The largest image file a snapshot carries as a thumbnail (32 KiB, a Herald choice: screens stay small
+    /// enough to send on every change; larger images are listed with their type and size only).
+    public static let thumbnailLimit = 32 * 1024
 
     /// An action button.
     public struct Action: Sendable, Hashable, Codable {
@@ -162,6 +182,15 @@ extension DeviceRuntime {
         )
     }
 
+    /// The attachment's image as a `data:` URL, read from the center's store (see ``NotificationCenterSnapshot/Attachment/thumbnail``).
+    static func thumbnail(of attachment: UNNotificationAttachment) -> String? {
+        let mediaTypes = ["public.jpeg": "image/jpeg", "public.png": "image/png", "com.compuserve.gif": "image/gif"]
+        guard !attachment.attachmentOptions.thumbnailHidden, attachment.fileSize <= NotificationCenterSnapshot.thumbnailLimit,
+            let mediaType = mediaTypes[attachment.type], let bytes = FileManager.default.contents(atPath: attachment.url.path)
+        else { return nil }
+        return "data:\(mediaType);base64,\(bytes.base64EncodedString())"
+    }
+
     static func triggerKind(_ trigger: UNNotificationTrigger?) -> String {
         switch trigger {
         case is UNTimeIntervalNotificationTrigger: "timeInterval"
@@ -198,7 +227,8 @@ extension DeviceRuntime {
                     size: attachment.fileSize,
                     thumbnailHidden: attachment.attachmentOptions.thumbnailHidden,
                     thumbnailClippingRect: attachment.attachmentOptions.thumbnailClippingRect,
-                    thumbnailTime: attachment.attachmentOptions.thumbnailTime
+                    thumbnailTime: attachment.attachmentOptions.thumbnailTime,
+                    thumbnail: Self.thumbnail(of: attachment)
                 )
             },
             actions: (category?.actions ?? []).map { action in

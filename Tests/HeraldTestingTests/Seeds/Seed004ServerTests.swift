@@ -7,6 +7,8 @@ import HeraldTesting
 import HeraldUserNotifications
 import Testing
 
+@testable import HeraldDeviceHost
+
 // Seed 004 ("iOS 10.0 UserNotification 介绍") through a real server: the provider sends a mutable alert with the
 // image URL under "image"; the service extension downloads it (URLSession, from a real HTTP server on
 // 127.0.0.1) and attaches it; the runtime checks the type and the size limit (image 10 MB, audio 5 MB, video
@@ -57,6 +59,36 @@ struct Seed004ServerTests {
             #expect(shown.attachments.first?.size == SeedFixture.png.count)
             #expect(shown.categoryIdentifier == "InputSomething")
             #expect(try await phone.app(Self.app).center.badge == 1)
+
+            // The thumbnail travels with the screen, so the web console draws the image itself.
+            let thumbnail = "data:image/png;base64," + Data(SeedFixture.png).base64EncodedString()
+            #expect(shown.attachments.first?.thumbnail == thumbnail)
+            #expect(try await Self.screenThumbnail(server, phone) == thumbnail)
+
+            // A screen too large with its thumbnails goes without them rather than not at all.
+            let encoder = JSONEncoder()
+            let snapshot = await phone.snapshot()
+            let full = try #require(ScreenSender.screenJSON(snapshot, encoder: encoder))
+            #expect(String(decoding: full, as: UTF8.self).contains("base64"))
+            let bare = try #require(ScreenSender.screenJSON(snapshot, encoder: encoder, limit: full.count))
+            #expect(!String(decoding: bare, as: UTF8.self).contains("base64") && bare.count < full.count)
+            #expect(ScreenSender.screenJSON(snapshot, encoder: encoder, limit: 64) == nil)
+        }
+    }
+
+    /// The first attachment's thumbnail on the device's screen as the web console gets it (waits up to 10 s for
+    /// the screen that shows the notification).
+    static func screenThumbnail(_ server: HeraldTestServer, _ phone: TestDevice) async throws -> String? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let screen = try await ConsoleHTTP.get(server, "devices/\(phone.id)/screen").object?["screen"] as? [String: Any]
+            let apps = screen?["apps"] as? [[String: Any]] ?? []
+            let center = apps.first { $0["bundleID"] as? String == app }?["center"] as? [String: Any]
+            let notes = (center?["threads"] as? [[String: Any]] ?? []).flatMap { $0["notifications"] as? [[String: Any]] ?? [] }
+            let attachment = (notes.first?["attachments"] as? [[String: Any]])?.first
+            if let attachment { return attachment["thumbnail"] as? String }
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
