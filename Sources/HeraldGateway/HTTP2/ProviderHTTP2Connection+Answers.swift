@@ -76,7 +76,8 @@ extension ProviderHTTP2Connection {
     private func sendQueued(streamID: UInt32, stream: inout Stream) -> Bool {
         guard var queued = stream.queued else { return true }
         while true {
-            let size = min(queued.count, connectionSendWindow, stream.sendWindow, peerMaximumFrameSize)
+            // A window may be negative after the client lowered SETTINGS_INITIAL_WINDOW_SIZE (RFC 9113 §6.9.2).
+            let size = max(0, min(queued.count, connectionSendWindow, stream.sendWindow, peerMaximumFrameSize))
             // An empty body still needs its END_STREAM; otherwise nothing to send until a window opens.
             guard size > 0 || queued.isEmpty else {
                 stream.queued = queued

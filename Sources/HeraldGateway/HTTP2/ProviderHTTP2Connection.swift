@@ -93,7 +93,8 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        outbound = context.channel.allocator.buffer(capacity: 4096)
+        // Small for idle connections; it grows to what one flush needs and keeps that storage.
+        outbound = context.channel.allocator.buffer(capacity: 1024)
         if context.channel.isActive { start(context: context) }
     }
 
