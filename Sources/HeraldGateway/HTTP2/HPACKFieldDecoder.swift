@@ -72,6 +72,8 @@ struct HPACKFieldDecoder {
     let maximumTableSizeLimit: Int
     private(set) var maximumTableSize: Int
     private(set) var tableSize = 0
+    /// The last `authorization` sent as a literal: its encoded octets and its text (see `authorizationText`).
+    private var lastAuthorization: (encoded: [UInt8], huffman: Bool, text: String)?
     /// Newest first, so that dynamic index 62 is `dynamicTable[0]`.
     private var dynamicTable: [Entry] = []
 
@@ -120,10 +122,31 @@ struct HPACKFieldDecoder {
                 // §6.2.2 without indexing, §6.2.3 never indexed: nothing is stored, so ignored fields stay encoded.
                 let (known, name) = try readName(first: first, prefix: 4, from: &block, owned: false)
                 let value = try Self.readString(from: &block)
-                field(HPACKField(known: known, name: name, value: known != nil ? HPACKString(storage: .text(try value.text())) : value))
+                switch known {
+                case .none: field(HPACKField(known: nil, name: name, value: value))
+                case .authorization?: field(HPACKField(known: known, name: name, value: .init(storage: .text(try authorizationText(value)))))
+                case .some: field(HPACKField(known: known, name: name, value: .init(storage: .text(try value.text()))))
+                }
             }
             sawField = true
         }
+    }
+
+    /// The text of an `authorization` literal, reusing the previous one when the encoded octets are the same.
+    ///
+    /// Why: clients send `authorization` never indexed (nghttp2 does, as RFC 7541 §7.1.3 suggests for credentials),
+    /// so the same provider token arrives as a literal on every request for up to an hour; comparing octets is far
+    /// cheaper than Huffman-decoding a JWT each time.
+    private mutating func authorizationText(_ value: HPACKString) throws(HPACKError) -> String {
+        guard case .encoded(let buffer, let huffman) = value.storage else { return try value.text() }
+        if let last = lastAuthorization, last.huffman == huffman,
+            buffer.withUnsafeReadableBytes({ bytes in last.encoded.withUnsafeBytes { bytes.elementsEqual($0) } })
+        {
+            return last.text
+        }
+        let text = try value.text()
+        lastAuthorization = (Array(buffer.readableBytesView), huffman, text)
+        return text
     }
 
     private func entry(at index: Int) throws(HPACKError) -> Entry {

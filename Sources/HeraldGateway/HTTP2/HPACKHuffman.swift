@@ -1,59 +1,107 @@
 /// Decodes HPACK's Huffman code (RFC 7541 §5.2 and Appendix B).
 ///
 /// The code is canonical, so each symbol's code follows from the code lengths alone: the table below is those
-/// lengths, and decoding walks the codes of each length as contiguous ranges.
+/// lengths. Decoding goes four bits at a time through a table built from them once (the approach of nghttp2's
+/// decoder): `authorization` is sent as a never-indexed Huffman literal by common clients, so every request
+/// decodes a JWT.
 enum HPACKHuffman {
     /// Appends the decoded bytes of `encoded` to `output`.
     ///
     /// Throws for the EOS symbol inside a string and for padding that is longer than 7 bits or not all ones
     /// (RFC 7541 §5.2), which a decoder must treat as a decoding error.
     static func decode(_ encoded: some Sequence<UInt8>, into output: inout [UInt8]) throws(HPACKError) {
-        let table = Self.table
-        var code: UInt32 = 0
-        var length = 0
+        let transitions = Self.transitions
+        var state = 0
+        func step(_ nibble: UInt8) throws(HPACKError) {
+            let transition = transitions[state << 4 | Int(nibble)]
+            guard transition.flags & Transition.failed == 0 else { throw HPACKError("EOS symbol inside a Huffman string") }
+            if transition.flags & Transition.emits != 0 { output.append(transition.symbol) }
+            state = Int(transition.next)
+        }
         for byte in encoded {
-            for shift in stride(from: 7, through: 0, by: -1) {
-                code = code << 1 | UInt32((byte >> UInt8(shift)) & 1)
-                length += 1
-                guard length <= Self.maximumCodeLength else { throw HPACKError("Huffman code longer than 30 bits") }
-                let offset = code &- table.firstCode[length]
-                guard code >= table.firstCode[length], offset < table.count[length] else { continue }
-                let symbol = table.symbols[table.start[length] + Int(offset)]
-                guard symbol < 256 else { throw HPACKError("EOS symbol inside a Huffman string") }
-                output.append(UInt8(symbol))
-                code = 0
-                length = 0
-            }
+            try step(byte >> 4)
+            try step(byte & 0x0F)
         }
-        guard length <= 7, code == (UInt32(1) << UInt32(length)) - 1 else { throw HPACKError("invalid Huffman padding") }
+        guard acceptingStates[state] else { throw HPACKError("invalid Huffman padding") }
     }
 
-    private static let maximumCodeLength = 30
-
-    private struct Table: Sendable {
-        /// Per code length: the first code of that length, how many symbols have it, where they start in `symbols`.
-        var firstCode = [UInt32](repeating: 0, count: 31)
-        var count = [UInt32](repeating: 0, count: 31)
-        var start = [Int](repeating: 0, count: 31)
-        /// Symbols ordered by code length, then by value: the canonical order.
-        var symbols: [UInt16] = []
+    /// One step of the decoder: from a node of the code tree, four bits lead to another node and emit at most one
+    /// symbol (no code is shorter than 5 bits).
+    private struct Transition: Sendable {
+        static let emits: UInt8 = 1
+        static let failed: UInt8 = 2
+        var next: UInt8 = 0
+        var symbol: UInt8 = 0
+        var flags: UInt8 = 0
     }
 
-    private static let table: Table = {
-        var table = Table()
-        for length in 1...maximumCodeLength {
-            table.start[length] = table.symbols.count
-            for symbol in 0..<codeLengths.count where Int(codeLengths[symbol]) == length {
-                table.symbols.append(UInt16(symbol))
+    /// The code tree: `children[node]` for the 256 inner nodes (node 0 is the root); a child is an inner node, or a
+    /// leaf `-1 - symbol`.
+    private static let tree: [[Int]] = {
+        var children: [[Int]] = [[0, 0]]
+        // The code is canonical: codes in order of length, then symbol, are consecutive numbers.
+        let ordered = (0..<codeLengths.count).sorted { (codeLengths[$0], $0) < (codeLengths[$1], $1) }
+        var code = 0
+        var previousLength = Int(codeLengths[ordered[0]])
+        for (position, symbol) in ordered.enumerated() {
+            let length = Int(codeLengths[symbol])
+            if position > 0 { code = (code + 1) << (length - previousLength) }
+            previousLength = length
+            var node = 0
+            for depth in stride(from: length - 1, through: 0, by: -1) {
+                let bit = (code >> depth) & 1
+                if depth == 0 {
+                    children[node][bit] = -1 - symbol
+                } else {
+                    if children[node][bit] == 0 {
+                        children.append([0, 0])
+                        children[node][bit] = children.count - 1
+                    }
+                    node = children[node][bit]
+                }
             }
-            table.count[length] = UInt32(table.symbols.count - table.start[length])
         }
-        var code: UInt32 = 0
-        for length in 1...maximumCodeLength {
-            table.firstCode[length] = code
-            code = (code + table.count[length]) << 1
+        return children
+    }()
+
+    /// For each inner node and 4-bit input: where the decoder goes and what it emits (16 entries a node).
+    private static let transitions: [Transition] = {
+        var table = [Transition](repeating: Transition(), count: tree.count * 16)
+        for start in 0..<tree.count {
+            for nibble in 0..<16 {
+                var transition = Transition()
+                var node = start
+                for shift in stride(from: 3, through: 0, by: -1) {
+                    let child = tree[node][(nibble >> shift) & 1]
+                    if child >= 0 {
+                        node = child
+                    } else if child == -1 - 256 {
+                        transition.flags |= Transition.failed
+                        node = 0
+                    } else {
+                        transition.flags |= Transition.emits
+                        transition.symbol = UInt8(-1 - child)
+                        node = 0
+                    }
+                }
+                transition.next = UInt8(node)
+                table[start << 4 | nibble] = transition
+            }
         }
         return table
+    }()
+
+    /// Whether decoding may end at a node: the root, or a prefix of EOS (all ones) of at most 7 bits.
+    private static let acceptingStates: [Bool] = {
+        var accepting = [Bool](repeating: false, count: tree.count)
+        var node = 0
+        for _ in 0...7 {
+            accepting[node] = true
+            let next = tree[node][1]
+            guard next > 0 else { break }
+            node = next
+        }
+        return accepting
     }()
 
     /// The code length of each symbol 0…256 (256 is EOS), from RFC 7541 Appendix B.

@@ -1,5 +1,6 @@
 import HeraldCore
 import NIOCore
+import NIOHPACK
 import Testing
 
 @testable import HeraldGateway
@@ -193,10 +194,34 @@ struct HPACKFieldDecoderTests {
         #expect(values == ["a", "/3/device/abcd"])
     }
 
-    private func decode(_ hex: String, _ decoder: inout HPACKFieldDecoder) throws -> [[String]] {
+    @Test("Huffman: every octet value decodes as NIO's encoder encoded it")
+    func huffmanAllOctets() throws {
+        let value = String(String.UnicodeScalarView((1...255).compactMap(Unicode.Scalar.init)))
+        var encoder = NIOHPACK.HPACKEncoder(allocator: ByteBufferAllocator())
+        var block = ByteBuffer()
+        try encoder.encode(headers: HPACKHeaders([("x-all", value), ("apns-topic", value)]), to: &block)
+        var decoder = HPACKFieldDecoder()
+        #expect(try decode(block, &decoder) == [["x-all", value], ["apns-topic", value]])
+    }
+
+    @Test("a repeated never-indexed authorization literal gives the same text; a different one its own")
+    func authorizationLiterals() throws {
+        var decoder = HPACKFieldDecoder()
+        let first = "1f08 08 6265 6172 6572 2061"
+        #expect(try decode(first, &decoder) == [["authorization", "bearer a"]])
+        #expect(try decode(first, &decoder) == [["authorization", "bearer a"]])
+        #expect(try decode("1f08 08 6265 6172 6572 2062", &decoder) == [["authorization", "bearer b"]])
+        #expect(decoder.dynamicEntryCount == 0)
+    }
+
+    private func decode(_ block: ByteBuffer, _ decoder: inout HPACKFieldDecoder) throws -> [[String]] {
         var fields: [HPACKField] = []
-        try decoder.decode(ByteBuffer(bytes: Self.bytes(hex))) { fields.append($0) }
+        try decoder.decode(block) { fields.append($0) }
         return try fields.map { [try $0.name.text(), try $0.value.text()] }
+    }
+
+    private func decode(_ hex: String, _ decoder: inout HPACKFieldDecoder) throws -> [[String]] {
+        try decode(ByteBuffer(bytes: Self.bytes(hex)), &decoder)
     }
 
     static func bytes(_ hex: String) -> [UInt8] {
