@@ -75,6 +75,17 @@ struct HTTP2FrameReaderTests {
         #expect(throws: HTTP2ConnectionError.goAway(.protocolError)) { try alone.next() }
     }
 
+    @Test("a header block over 64 KiB across CONTINUATION frames is ENHANCE_YOUR_CALM")
+    func oversizedHeaderBlock() throws {
+        var reader = Self.started()
+        let chunk = [UInt8](repeating: 0x82, count: 16_384)
+        reader.append(frame(type: 0x1, streamID: 1, payload: chunk))
+        for _ in 0..<3 { reader.append(frame(type: 0x9, streamID: 1, payload: chunk)) }
+        #expect(try reader.next() == nil)
+        reader.append(frame(type: 0x9, flags: 0x4, streamID: 1, payload: [0x82]))
+        #expect(throws: HTTP2ConnectionError.goAway(.enhanceYourCalm)) { try reader.next() }
+    }
+
     @Test("a frame over SETTINGS_MAX_FRAME_SIZE is a FRAME_SIZE_ERROR as soon as its header arrives")
     func oversizedFrame() {
         var reader = Self.started()
