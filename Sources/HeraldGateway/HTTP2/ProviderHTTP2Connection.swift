@@ -163,8 +163,17 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
     }
 
     /// Sends GOAWAY with a JSON reason (spec §A.1), lets in-flight streams finish, then closes.
+    ///
+    /// A second request to close (the connection stayed idle a whole timeout after GOAWAY, for instance with an answer
+    /// waiting for a window the client never opens) closes at once.
     private func goAway(reason: APNSReason, context: ChannelHandlerContext) {
-        guard !goingAway, !failed else { return }
+        guard !failed else { return }
+        guard !goingAway else {
+            failed = true
+            flushIfNeeded(context: context)
+            context.close(promise: nil)
+            return
+        }
         goingAway = true
         outbound.writeGoAwayFrame(lastStreamID: lastStreamID, errorCode: .noError, debugData: Array("{\"reason\":\"\(reason.rawValue)\"}".utf8))
         flushIfNeeded(context: context)

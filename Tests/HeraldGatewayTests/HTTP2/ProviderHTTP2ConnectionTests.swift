@@ -209,6 +209,25 @@ struct ProviderHTTP2ConnectionTests {
         await fixture.stop()
     }
 
+    @Test("a second ProviderConnectionClosing closes at once, even with an answer waiting for the client's window")
+    func secondClosingCloses() async throws {
+        let fixture = try await ProcessorFixture.make()
+        let (channel, opened) = try Self.open(fixture.connection(), settings: [.init(parameter: 0x4, value: 0)])
+        var peer = opened
+        try channel.writeInbound(try peer.headers(streamID: 1, fixture.alertRequest(path: "/3/device/abc")))
+        try channel.writeInbound(peer.data(streamID: 1, GatewayFixture.alertBody))
+        channel.pipeline.fireUserInboundEventTriggered(ProviderConnectionClosing(reason: .idleTimeout))
+        #expect(channel.isActive)
+        channel.pipeline.fireUserInboundEventTriggered(ProviderConnectionClosing(reason: .idleTimeout))
+        #expect(!channel.isActive)
+        let frames = try peer.frames(from: channel)
+        let goAway = HTTP2TestPeer.ServerFrame.other(
+            .goAway(lastStreamID: 1, errorCode: .noError, debugData: ByteBuffer(string: #"{"reason":"IdleTimeout"}"#))
+        )
+        #expect(frames.contains(goAway))
+        await fixture.stop()
+    }
+
     /// A connected channel past the server's opening frames and the client's preface (whose SETTINGS ACK is read).
     static func open(
         _ handler: ProviderHTTP2Connection,
