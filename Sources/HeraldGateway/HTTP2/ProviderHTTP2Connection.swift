@@ -165,10 +165,11 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
     /// Sends GOAWAY with a JSON reason (spec §A.1), lets in-flight streams finish, then closes.
     ///
     /// A second request to close (the connection stayed idle a whole timeout after GOAWAY, for instance with an answer
-    /// waiting for a window the client never opens) closes at once.
+    /// waiting for a window the client never opens) closes at once, unless a commit is still to be answered.
     private func goAway(reason: APNSReason, context: ChannelHandlerContext) {
         guard !failed else { return }
         guard !goingAway else {
+            guard inFlightCommits == 0 else { return }
             failed = true
             flushIfNeeded(context: context)
             context.close(promise: nil)
