@@ -26,22 +26,55 @@ public struct ProviderRequestHead: Sendable {
     /// An empty head.
     public init() {}
 
+    /// One of the header fields the provider API reads.
+    public enum Field: Sendable, Hashable {
+        case method, path, authorization, apnsID, expiration, priority, topic, pushType, collapseID
+    }
+
     /// Records one header field; names are compared in lowercase, as HTTP/2 requires.
     public mutating func add(name: String, value: String) {
-        switch name {
-        case ":method": Self.set(&method, value, &hasDuplicates)
-        case ":path": Self.set(&path, value, &hasDuplicates)
-        case "authorization": Self.set(&authorization, value, &hasDuplicates)
-        case "apns-id": Self.set(&apnsID, value, &hasDuplicates)
-        case "apns-expiration": Self.set(&expiration, value, &hasDuplicates)
-        case "apns-priority": Self.set(&priority, value, &hasDuplicates)
-        case "apns-topic": Self.set(&topic, value, &hasDuplicates)
-        case "apns-push-type": Self.set(&pushType, value, &hasDuplicates)
-        case "apns-collapse-id": Self.set(&collapseID, value, &hasDuplicates)
-        default:
-            // HTTP/1.1 carries names in any case; HTTP/2 names are already lowercase.
-            if name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
-                add(name: name.lowercased(), value: value)
+        if let field = Self.field(named: name.utf8) { add(field, value: value) }
+    }
+
+    /// Records one header field already matched by name (HTTP/2 decodes names as bytes, see `field(named:)`).
+    public mutating func add(_ field: Field, value: String) {
+        switch field {
+        case .method: Self.set(&method, value, &hasDuplicates)
+        case .path: Self.set(&path, value, &hasDuplicates)
+        case .authorization: Self.set(&authorization, value, &hasDuplicates)
+        case .apnsID: Self.set(&apnsID, value, &hasDuplicates)
+        case .expiration: Self.set(&expiration, value, &hasDuplicates)
+        case .priority: Self.set(&priority, value, &hasDuplicates)
+        case .topic: Self.set(&topic, value, &hasDuplicates)
+        case .pushType: Self.set(&pushType, value, &hasDuplicates)
+        case .collapseID: Self.set(&collapseID, value, &hasDuplicates)
+        }
+    }
+
+    /// The field a header name stands for, comparing ASCII letters without case; nil for a header Herald ignores.
+    ///
+    /// Why bytes: the HTTP/2 reader matches names without making a `String` for headers Apple ignores. HTTP/1.1
+    /// carries names in any case; HTTP/2 names are already lowercase.
+    public static func field(named name: some Collection<UInt8>) -> Field? {
+        // By length first: most names are rejected without reading them.
+        func matches(_ lowercase: StaticString) -> Bool { equalsIgnoringASCIICase(name, lowercase) }
+        switch name.count {
+        case 5: return matches(":path") ? .path : nil
+        case 7: return matches(":method") ? .method : matches("apns-id") ? .apnsID : nil
+        case 10: return matches("apns-topic") ? .topic : nil
+        case 13: return matches("authorization") ? .authorization : matches("apns-priority") ? .priority : nil
+        case 14: return matches("apns-push-type") ? .pushType : nil
+        case 15: return matches("apns-expiration") ? .expiration : nil
+        case 16: return matches("apns-collapse-id") ? .collapseID : nil
+        default: return nil
+        }
+    }
+
+    private static func equalsIgnoringASCIICase(_ name: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
+        lowercase.withUTF8Buffer { expected in
+            zip(name, expected).allSatisfy { byte, wanted in
+                let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                return lowered == wanted
             }
         }
     }

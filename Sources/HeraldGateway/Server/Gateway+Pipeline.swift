@@ -1,7 +1,6 @@
 import HeraldCore
 import NIOCore
 import NIOHTTP1
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -53,18 +52,15 @@ extension Gateway {
         let connection = processor.makeConnectionState(clientCertificateDER: try certificate?.toDERBytes())
         switch wire {
         case .http2:
-            var settings = nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams && $0.parameter != .maxHeaderListSize }
             // Spec §A.1: with token auth, one stream until a request carries a valid token.
             let initialStreams = connection.isAuthenticated ? configuration.maximumConcurrentStreams : configuration.initialConcurrentStreams
-            settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: initialStreams))
-            settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: 8000))
             let handlers: [any ChannelHandler] = [
-                NIOHTTP2Handler(mode: .server, initialSettings: settings),
-                ProviderHTTP2Handler(
+                ProviderHTTP2Connection(
                     processor: processor,
                     connection: connection,
+                    initialConcurrentStreams: initialStreams,
                     maximumConcurrentStreams: configuration.maximumConcurrentStreams
-                ),
+                )
             ]
             try insert(handlers, after: context.handler, sync)
         case .http1:

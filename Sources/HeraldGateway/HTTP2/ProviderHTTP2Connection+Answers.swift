@@ -1,0 +1,114 @@
+import HeraldCore
+import NIOCore
+import NIOHTTP2
+
+/// Deciding a complete request and writing its answer within the client's flow-control windows.
+extension ProviderHTTP2Connection {
+    func complete(streamID: UInt32, context: ChannelHandlerContext) {
+        guard var stream = streams.removeValue(forKey: streamID) else { return }
+        let decision = processor.process(head: stream.head, body: stream.body, bodyTooLarge: stream.oversized, connection: &connection)
+        stream.head = ProviderRequestHead()
+        stream.body = []
+        stream.receiving = false
+        if connection.takeStreamLimitRaise() {
+            outbound.writeSettingsFrame([.init(parameter: 0x3, value: UInt32(clamping: maximumConcurrentStreams))])
+            // A raise may be used at once: the client can only open fewer streams than allowed until it reads it.
+            limitRaised = true
+            streamLimit = max(streamLimit, maximumConcurrentStreams)
+        }
+        switch decision {
+        case .respond(let response):
+            write(response, streamID: streamID, stream: stream)
+            closeIfDrained(context: context)
+        case .commit(let notification, let response, let startedAt):
+            // The stream stays open (and counts against the limit) until its answer is written.
+            streams[streamID] = stream
+            inFlightCommits += 1
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            processor.commit(notification, startedAt: startedAt) { result in
+                eventLoop.execute {
+                    loopBound.value.committed(result, response: response, streamID: streamID)
+                }
+            }
+        }
+    }
+
+    private func committed(_ result: Result<Void, any Error>, response: ProviderResponse, streamID: UInt32) {
+        inFlightCommits -= 1
+        guard let context else { return }
+        // A stream the client reset meanwhile gets no answer.
+        if let stream = streams.removeValue(forKey: streamID), !failed {
+            switch result {
+            case .success:
+                write(response, streamID: streamID, stream: stream)
+            case .failure:
+                write(.failure(.internalServerError, apnsID: response.apnsID), streamID: streamID, stream: stream)
+            }
+            scheduleFlush(context: context)
+        }
+        closeIfDrained(context: context)
+    }
+
+    /// Writes HEADERS and, for an error, the JSON body; a body the windows do not allow yet waits in the stream.
+    private func write(_ response: ProviderResponse, streamID: UInt32, stream: Stream) {
+        let body = response.body
+        outbound.writeHeadersFrame(streamID: streamID, endStream: body == nil) { block in
+            HPACKResponseEncoder.writeStatus(response.status, into: &block)
+            HPACKResponseEncoder.writeLiteral(name: "apns-id", value: response.apnsID.utf8, into: &block)
+            if let uniqueID = response.uniqueID {
+                HPACKResponseEncoder.writeLiteral(name: "apns-unique-id", value: uniqueID.utf8, into: &block)
+            }
+            if body != nil {
+                HPACKResponseEncoder.writeLiteral(nameIndex: HPACKStaticTable.contentTypeNameIndex, value: "application/json".utf8, into: &block)
+            }
+        }
+        guard let body else { return }
+        var stream = stream
+        stream.queued = body[...]
+        if !sendQueued(streamID: streamID, stream: &stream) {
+            streams[streamID] = stream
+            blockedStreams.append(streamID)
+        }
+    }
+
+    /// Sends as much of a stream's queued answer as the windows allow; true once END_STREAM is written.
+    private func sendQueued(streamID: UInt32, stream: inout Stream) -> Bool {
+        guard var queued = stream.queued else { return true }
+        while true {
+            // A window may be negative after the client lowered SETTINGS_INITIAL_WINDOW_SIZE (RFC 9113 §6.9.2).
+            let size = max(0, min(queued.count, connectionSendWindow, stream.sendWindow, peerMaximumFrameSize))
+            // An empty body still needs its END_STREAM; otherwise nothing to send until a window opens.
+            guard size > 0 || queued.isEmpty else {
+                stream.queued = queued
+                return false
+            }
+            let chunk = queued.prefix(size)
+            queued = queued.dropFirst(size)
+            connectionSendWindow -= size
+            stream.sendWindow -= size
+            outbound.writeDataFrame(streamID: streamID, bytes: chunk, endStream: queued.isEmpty)
+            if queued.isEmpty {
+                stream.queued = nil
+                return true
+            }
+        }
+    }
+
+    /// After a window grew: sends what waits, oldest stream first, and closes the streams that finished.
+    func sendBlockedAnswers() {
+        guard !blockedStreams.isEmpty else { return }
+        var stillBlocked: [UInt32] = []
+        for streamID in blockedStreams {
+            guard var stream = streams[streamID], stream.queued != nil else { continue }
+            if sendQueued(streamID: streamID, stream: &stream) {
+                streams.removeValue(forKey: streamID)
+            } else {
+                streams[streamID] = stream
+                stillBlocked.append(streamID)
+            }
+        }
+        blockedStreams = stillBlocked
+        if let context { closeIfDrained(context: context) }
+    }
+}

@@ -1,0 +1,219 @@
+import HeraldCore
+import NIOCore
+import NIOHTTP2
+
+/// Serves the provider API on one HTTP/2 connection, reading and writing the frames itself.
+///
+/// Why not `NIOHTTP2Handler`: the provider API has one request shape, and the generic handler's per-frame work (a
+/// frame enum with `HPACKHeaders` of `String`s, a stream state machine, events) was most of the event loop's time
+/// (docs/performance.md). The protocol rules live in pure parts tested on bytes: `HTTP2FrameReader` (frame layout),
+/// `HPACKFieldDecoder` (header blocks), `HPACKResponseEncoder` (answers). The decisions live in
+/// `ProviderRequestProcessor`. This type keeps the streams, the flow-control windows and the outbound buffer.
+final class ProviderHTTP2Connection: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// One open stream: the request while it arrives, then the wait for its answer.
+    struct Stream {
+        var head = ProviderRequestHead()
+        var body: [UInt8] = []
+        var oversized = false
+        /// Whether the request is still arriving (the client has not ended its side).
+        var receiving = true
+        /// Our receive window for this stream.
+        var inboundWindow = ProviderHTTP2Connection.defaultWindowSize
+        /// The peer's receive window for the DATA we send.
+        var sendWindow: Int
+        /// Answer bytes waiting for the peer's window; the last of them goes with END_STREAM.
+        var queued: ArraySlice<UInt8>?
+    }
+
+    let processor: ProviderRequestProcessor
+    var connection: ProviderConnectionState
+    let maximumConcurrentStreams: Int
+    let initialConcurrentStreams: Int
+    var reader = HTTP2FrameReader()
+    var decoder = HPACKFieldDecoder(maximumTableSize: 4096)
+    var streams: [UInt32: Stream] = [:]
+    /// Streams whose answer waits for a WINDOW_UPDATE, oldest first.
+    var blockedStreams: [UInt32] = []
+    /// The highest stream the client opened (also GOAWAY's last stream id).
+    var lastStreamID: UInt32 = 0
+    /// The number of open streams allowed now (see `settingsAcknowledged`).
+    var streamLimit: Int
+    var limitRaised = false
+    var settingsAcknowledged = false
+    var peerInitialWindowSize = ProviderHTTP2Connection.defaultWindowSize
+    var peerMaximumFrameSize = 16_384
+    var connectionSendWindow = ProviderHTTP2Connection.defaultWindowSize
+    var connectionInboundWindow = ProviderHTTP2Connection.defaultWindowSize
+    var inFlightCommits = 0
+    var started = false
+    var goingAway = false
+    var peerGoingAway = false
+    var failed = false
+    var flushScheduled = false
+    var outbound: ByteBuffer
+    var context: ChannelHandlerContext?
+
+    /// The protocol's initial window (RFC 9113 §6.9.2); Herald does not change SETTINGS_INITIAL_WINDOW_SIZE.
+    static let defaultWindowSize = 65_535
+    /// The connection window Herald keeps open, larger than the protocol's initial 64 KiB so that many
+    /// concurrent streams never wait for a WINDOW_UPDATE.
+    static let connectionWindowTarget = 8 * 1024 * 1024
+    /// Before the client acknowledges our SETTINGS it cannot know our limit; NIO allowed its default of 100
+    /// streams until then, and so does Herald (h2load, for one, opens its streams before reading our SETTINGS).
+    static let streamLimitBeforeAcknowledgement = 100
+
+    /// - Parameters:
+    ///   - initialConcurrentStreams: SETTINGS_MAX_CONCURRENT_STREAMS at the start (spec §A.1: one stream for a
+    ///     token connection until a valid token, all of them for a certificate connection).
+    ///   - maximumConcurrentStreams: the limit once the connection is authenticated.
+    init(
+        processor: ProviderRequestProcessor,
+        connection: ProviderConnectionState,
+        initialConcurrentStreams: Int,
+        maximumConcurrentStreams: Int
+    ) {
+        self.processor = processor
+        self.connection = connection
+        self.initialConcurrentStreams = initialConcurrentStreams
+        self.maximumConcurrentStreams = maximumConcurrentStreams
+        self.streamLimit = max(initialConcurrentStreams, Self.streamLimitBeforeAcknowledgement)
+        self.outbound = ByteBufferAllocator().buffer(capacity: 0)
+    }
+
+    /// Our SETTINGS: what `NIOHTTP2Handler` sent for Herald before (its defaults, with these two values).
+    var initialSettings: [HTTP2InboundFrame.Setting] {
+        [
+            .init(parameter: 0x3, value: UInt32(clamping: initialConcurrentStreams)),
+            .init(parameter: 0x6, value: 8000),
+        ]
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // Small for idle connections; it grows to what one flush needs and keeps that storage.
+        outbound = context.channel.allocator.buffer(capacity: 1024)
+        if context.channel.isActive { start(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Sends our SETTINGS (the server preface, RFC 9113 §3.4) and opens the connection window.
+    private func start(context: ChannelHandlerContext) {
+        guard !started else { return }
+        started = true
+        outbound.writeSettingsFrame(initialSettings)
+        outbound.writeWindowUpdateFrame(streamID: 0, increment: Self.connectionWindowTarget - Self.defaultWindowSize)
+        connectionInboundWindow = Self.connectionWindowTarget
+        flushIfNeeded(context: context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
+        reader.append(unwrapInboundIn(data))
+        do throws(HTTP2ConnectionError) {
+            while !failed, let frame = try reader.next() {
+                try handle(frame, context: context)
+            }
+        } catch {
+            fail(error, context: context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        streams.removeAll()
+        blockedStreams.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closing = event as? ProviderConnectionClosing {
+            goAway(reason: closing.reason, context: context)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// Ends the connection after a protocol error: GOAWAY with the error code, then close (RFC 9113 §5.4.1).
+    private func fail(_ error: HTTP2ConnectionError, context: ChannelHandlerContext) {
+        failed = true
+        if case .goAway(let code) = error {
+            outbound.writeGoAwayFrame(lastStreamID: lastStreamID, errorCode: code)
+            flushIfNeeded(context: context)
+        }
+        context.close(promise: nil)
+    }
+
+    /// Sends GOAWAY with a JSON reason (spec §A.1), lets in-flight streams finish, then closes.
+    ///
+    /// A second request to close (the connection stayed idle a whole timeout after GOAWAY, for instance with an answer
+    /// waiting for a window the client never opens) closes at once, unless a commit is still to be answered.
+    private func goAway(reason: APNSReason, context: ChannelHandlerContext) {
+        guard !failed else { return }
+        guard !goingAway else {
+            guard inFlightCommits == 0 else { return }
+            failed = true
+            flushIfNeeded(context: context)
+            context.close(promise: nil)
+            return
+        }
+        goingAway = true
+        outbound.writeGoAwayFrame(lastStreamID: lastStreamID, errorCode: .noError, debugData: Array("{\"reason\":\"\(reason.rawValue)\"}".utf8))
+        flushIfNeeded(context: context)
+        closeIfDrained(context: context)
+    }
+
+    /// After a GOAWAY either way, closes the connection once no stream is open and no commit is pending.
+    ///
+    /// Flushes first: closing discards writes not yet flushed, which would lose the last answers.
+    func closeIfDrained(context: ChannelHandlerContext) {
+        guard goingAway || peerGoingAway, inFlightCommits == 0, streams.isEmpty, !failed else { return }
+        failed = true
+        flushIfNeeded(context: context)
+        context.close(promise: nil)
+    }
+
+    func flushIfNeeded(context: ChannelHandlerContext) {
+        guard outbound.readableBytes > 0 else { return }
+        context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
+        // Once the socket took the bytes the storage is ours alone again, and is reused.
+        outbound.clear()
+    }
+
+    /// Coalesces the flushes of answers that complete together (a group commit completes many at once).
+    func scheduleFlush(context: ChannelHandlerContext) {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let handler = loopBound.value
+            handler.flushScheduled = false
+            guard let context = handler.context else { return }
+            handler.flushIfNeeded(context: context)
+        }
+    }
+}
+
+/// Tells a provider connection to say GOAWAY with a reason and close once its streams finish.
+struct ProviderConnectionClosing: Sendable {
+    /// `Shutdown` on graceful shutdown, `IdleTimeout` when idle.
+    var reason: APNSReason
+}
