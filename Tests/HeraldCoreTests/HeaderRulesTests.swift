@@ -120,10 +120,10 @@ extension Result {
 
 @Suite("Notification identifiers")
 struct NotificationIDTests {
-    @Test("random identifiers are lowercase version-4 UUIDs and differ")
+    @Test("random identifiers are lowercase version-4 UUIDs and differ, across several refills of the random pool")
     func randomIDs() {
-        let ids = (0..<100).map { _ in NotificationID.random().text }
-        #expect(Set(ids).count == 100)
+        let ids = (0..<2000).map { _ in NotificationID.random().text }
+        #expect(Set(ids).count == 2000)
         for id in ids {
             let characters = Array(id)
             #expect(NotificationID(id) != nil)
@@ -131,5 +131,15 @@ struct NotificationIDTests {
             #expect(characters[14] == "4")
             #expect("89ab".contains(characters[19]))
         }
+    }
+
+    @Test("the pooled generator's draws differ from one refill to the next and their bits are balanced")
+    func pooledGenerator() {
+        var generator = PooledRandomGenerator()
+        let draws = (0..<4096).map { _ in generator.next() }
+        #expect(Set(draws).count == draws.count)
+        // 64 bits a draw, half of them set on average; over 4096 draws the mean is 32 ± 0.06 (one standard deviation).
+        let meanSetBits = Double(draws.reduce(0) { $0 + $1.nonzeroBitCount }) / Double(draws.count)
+        #expect(abs(meanSetBits - 32) < 0.5, "\(meanSetBits)")
     }
 }

@@ -13,29 +13,24 @@ public enum BearerAuthorization {
     ///   (`MissingProviderToken`, spec §A.5), ``ProviderTokenError/malformedAuthorization`` when the scheme is not
     ///   `bearer`, and ``ProviderTokenError/malformedToken`` when the token is too long.
     public static func token(in authorization: String?) -> Result<Substring, ProviderTokenError> {
+        // On UTF-8 bytes, not Characters, and without allocating: this runs on every request.
         guard let authorization else { return .failure(.missing) }
-        let value = trimmed(Substring(authorization))
-        if value.isEmpty { return .failure(.missing) }
-        let scheme = value.prefix { !isSpace($0) }
-        // Compare the scheme case-insensitively without allocating: this runs on every request.
-        guard scheme.utf8.count == 6, zip(scheme.utf8, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
+        let utf8 = authorization.utf8
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else {
+            return .failure(.missing)
+        }
+        let end = utf8.index(after: last)
+        let schemeEnd = utf8[first..<end].firstIndex(where: isSpace) ?? end
+        guard utf8.distance(from: first, to: schemeEnd) == 6, zip(utf8[first..<schemeEnd], "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
             return .failure(.malformedAuthorization)
         }
-        let token = trimmed(value.dropFirst(scheme.count))
-        if token.isEmpty { return .failure(.missing) }
-        guard token.utf8.count <= maximumTokenLength else { return .failure(.malformedToken) }
-        if token.contains(where: isSpace) { return .failure(.malformedToken) }
-        return .success(token)
+        guard let tokenStart = utf8[schemeEnd..<end].firstIndex(where: { !isSpace($0) }) else { return .failure(.missing) }
+        guard utf8.distance(from: tokenStart, to: end) <= maximumTokenLength else { return .failure(.malformedToken) }
+        if utf8[tokenStart..<end].contains(where: isSpace) { return .failure(.malformedToken) }
+        return .success(authorization[tokenStart..<end])
     }
 
-    private static func isSpace(_ character: Character) -> Bool {
-        character == " " || character == "\t"
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return text[first...last]
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 }

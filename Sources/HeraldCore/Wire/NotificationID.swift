@@ -26,15 +26,15 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible, Codab
         self.text = String(text)
     }
 
-    /// A new random (version 4) identifier, lowercase.
+    /// A new random (version 4) identifier, lowercase, from the system's cryptographic generator.
     public static func random() -> NotificationID {
-        var generator = SystemRandomNumberGenerator()
+        var generator = PooledRandomGenerator()
         return random(using: &generator)
     }
 
     /// A new random (version 4) identifier, lowercase, from the given generator.
     public static func random(using generator: inout some RandomNumberGenerator) -> NotificationID {
-        // Two 64-bit draws, not sixteen byte draws: the system generator costs a syscall per draw.
+        // Two 64-bit draws, not sixteen byte draws.
         let high = generator.next()
         let low = generator.next()
         var bytes = [UInt8](repeating: 0, count: 16)

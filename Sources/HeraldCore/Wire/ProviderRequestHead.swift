@@ -96,15 +96,18 @@ public struct ProviderRequestHead: Sendable {
 
     /// Classifies `:path` (a query string is ignored).
     public var pathTarget: PathTarget {
-        guard var path else { return .other }
-        if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
-        let prefix = "/3/device"
-        guard path.hasPrefix(prefix) else { return .other }
-        let rest = path.dropFirst(prefix.count)
-        if rest.isEmpty || rest == "/" { return .missingToken }
-        guard rest.first == "/" else { return .other }
-        let token = rest.dropFirst()
-        if token.contains("/") { return .other }
-        return .device(String(token))
+        // On UTF-8 bytes, not Characters: this runs on every request.
+        guard let path else { return .other }
+        let utf8 = path.utf8
+        let end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
+        let prefix = "/3/device".utf8
+        guard utf8[..<end].starts(with: prefix) else { return .other }
+        var index = utf8.index(utf8.startIndex, offsetBy: prefix.count)
+        if index == end { return .missingToken }
+        guard utf8[index] == UInt8(ascii: "/") else { return .other }
+        index = utf8.index(after: index)
+        if index == end { return .missingToken }
+        if utf8[index..<end].contains(UInt8(ascii: "/")) { return .other }
+        return .device(String(path[index..<end]))
     }
 }
