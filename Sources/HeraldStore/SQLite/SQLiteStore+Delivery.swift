@@ -22,24 +22,32 @@ extension SQLiteStore {
     /// states are final. Any failure (a detail that is not a JSON object, a state the schema does not know,
     /// the database) rolls the whole batch back and is thrown as a ``StoreError``.
     ///
-    /// The hot path of delivery: the two statements are prepared once per connection and reused.
+    /// The hot path of delivery: the two statements are prepared once per connection, reused, and bound with
+    /// SQLite's C API (`DirectStatement`).
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
         try await write { db in
             // One INSERT … SELECT both checks that the notification exists and appends its event.
-            let appendEvent = try db.cachedStatement(
+            let appendEvent = try DirectStatement(
+                db,
                 sql: """
                     INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
                     SELECT seq, apns_id, ?, ?, ? FROM notification WHERE apns_id = ?
                     """
             )
-            let moveState = try db.cachedStatement(sql: "UPDATE notification SET state = ? WHERE apns_id = ? AND state = 'stored'")
+            let moveState = try DirectStatement(db, sql: "UPDATE notification SET state = ? WHERE apns_id = ? AND state = 'stored'")
             for change in changes {
                 let key = change.notificationID.key
-                try appendEvent.execute(arguments: [change.atMilliseconds, change.event.rawValue, change.detailJSON, key])
+                appendEvent.bind(change.atMilliseconds, at: 1)
+                appendEvent.bind(change.event.rawValue, at: 2)
+                appendEvent.bind(change.detailJSON, at: 3)
+                appendEvent.bind(key, at: 4)
+                try appendEvent.run()
                 guard db.changesCount == 1, let newState = change.newState else { continue }
-                try moveState.execute(arguments: [newState.rawValue, key])
+                moveState.bind(newState.rawValue, at: 1)
+                moveState.bind(key, at: 2)
+                try moveState.run()
             }
         }
     }
