@@ -51,16 +51,20 @@ extension SQLiteStore {
     /// error of the transaction itself (lock timeout, I/O, disk full) fails the whole batch.
     func commit(_ batch: [PendingNotification], _ db: Database) -> [Result<Void, StoreError>] {
         var results = [Result<Void, StoreError>](repeating: .success(()), count: batch.count)
+        var inserted: [(key: String, sequence: Int64)] = []
+        inserted.reserveCapacity(batch.count)
         do {
             try db.inTransaction(.immediate) {
                 let statements = try NotificationStatements(db)
                 for (index, pending) in batch.enumerated() {
-                    if let error = try insert(pending.notification, statements, db) {
+                    if let error = try insert(pending.notification, statements, db, into: &inserted) {
                         results[index] = .failure(error)
                     }
                 }
                 return .commit
             }
+            // Before the completions run, so the delivery journal's changes for these notifications find them.
+            recentSequences.withLock { $0.insert(inserted) }
         } catch {
             let failure = Self.storeError(error)
             logger.info(
@@ -72,28 +76,36 @@ extension SQLiteStore {
         return results
     }
 
-    /// Inserts one notification and its `accepted` event; returns the notification's own error, if any.
+    /// Inserts one notification and its `accepted` event, appending its key and sequence number to `inserted`;
+    /// returns the notification's own error, if any.
     ///
     /// Throws only errors that must fail the transaction.
-    private func insert(_ notification: AcceptedNotification, _ statements: NotificationStatements, _ db: Database) throws -> StoreError? {
+    private func insert(
+        _ notification: AcceptedNotification,
+        _ statements: NotificationStatements,
+        _ db: Database,
+        into inserted: inout [(key: String, sequence: Int64)]
+    ) throws -> StoreError? {
         let key = notification.id.key
         do {
             statements.insertIfNew.bind(notification, key: key)
             try statements.insertIfNew.run()
             if db.changesCount == 1 {
+                let sequence = db.lastInsertedRowID
                 do {
-                    try statements.insertAcceptedTrace(notification, key: key, sequence: db.lastInsertedRowID)
+                    try statements.insertAcceptedTrace(notification, key: key, sequence: sequence)
                 } catch {
                     // A notification must never be stored without its `accepted` event: fail the transaction.
                     throw Self.storeError(error)
                 }
+                inserted.append((key, sequence))
                 return nil
             }
             // The `apns-id` is already stored: the rare path, in a savepoint so that a failure leaves the
             // older notification in place.
             var failure: StoreError?
             try db.inSavepoint {
-                failure = try replace(notification, key: key, statements, db)
+                failure = try replace(notification, key: key, statements, db, into: &inserted)
                 return failure == nil ? .commit : .rollback
             }
             return failure
@@ -106,7 +118,8 @@ extension SQLiteStore {
         _ notification: AcceptedNotification,
         key: String,
         _ statements: NotificationStatements,
-        _ db: Database
+        _ db: Database,
+        into inserted: inout [(key: String, sequence: Int64)]
     ) throws -> StoreError? {
         statements.selectPrevious.bind(key, at: 1)
         var previousSequence: Int64?
@@ -139,6 +152,7 @@ extension SQLiteStore {
         replaced.bind(sequence, at: 5)
         try replaced.run()
         try statements.insertAcceptedTrace(notification, key: key, sequence: sequence)
+        inserted.append((key, sequence))
         return nil
     }
 
