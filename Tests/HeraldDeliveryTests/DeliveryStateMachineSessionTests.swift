@@ -148,5 +148,9 @@ struct DeliveryHelperTests {
         ])
         #expect(text == #"{"reason":"a \"quoted\" \\ line\n\u0001","attempt":2,"late":true}"#)
         #expect(TraceDetail.object([:]) == "{}")
+        // Strings without anything to escape take the fast path; the output is the same JSON.
+        let plain = TraceDetail.object(["by": .string("6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A"), "device": .string("résumé 🔔"), "empty": .string("")])
+        #expect(plain == #"{"by":"6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A","device":"résumé 🔔","empty":""}"#)
+        #expect(TraceDetail.object(["tab": .string("a\tb"), "slash": .string("a/b")]) == #"{"tab":"a\tb","slash":"a/b"}"#)
     }
 }

@@ -53,6 +53,56 @@ struct SQLiteStoreGroupCommitTests {
         }
     }
 
+    @Test("Every column and the trace details are stored exactly as given, escaping and binary payloads included")
+    func exactValues() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .production, deviceID: nil)
+                let id = NotificationID("6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A")!
+                let notification = AcceptedNotification(
+                    id: id,
+                    token: token,
+                    topic: "com.example.\"odd\\topic\u{1}",
+                    bundleID: "com.example.app",
+                    environment: .production,
+                    pushType: .background,
+                    priority: .powerConsiderate,
+                    expiration: 1_700_000_123,
+                    collapseID: "résumé-🔔",
+                    payload: [0x7B, 0x00, 0xFF, 0x0A, 0x7D],
+                    acceptedAtMilliseconds: 1_700_000_000_042
+                )
+                try await store.accept(notification)
+                let stored = try #require(try await store.notification(id))
+                #expect(stored.notification == notification)
+                #expect(stored.sequence == 1)
+                let plain = makeNotification(token: token, acceptedAt: 7)
+                try await store.accept(plain)
+                #expect(try await store.notification(plain.id)?.notification == plain)
+
+                let trace = try await store.trace(id)
+                #expect(trace.map(\.kind) == [.accepted])
+                #expect(trace.first?.notificationKey == "6f1e9c0b-6f6a-4e0a-9c5e-2e7e1d2c3b4a")
+                #expect(trace.first?.atMilliseconds == 1_700_000_000_042)
+                #expect(trace.first?.detailJSON == #"{"seq":1,"token":"\#(token.hex)","topic":"com.example.\"odd\\topic\u0001"}"#)
+
+                // A reused apns-id: the replaced event and the new accepted event, as the schema's json_object writes them.
+                // The new row gets 4: the first attempt (`ON CONFLICT DO NOTHING`) used up 3, and AUTOINCREMENT never reuses.
+                var again = notification
+                again.acceptedAtMilliseconds = 1_700_000_000_099
+                try await store.accept(again)
+                let details = try await store.trace(id).map(\.detailJSON)
+                #expect(
+                    details.dropFirst() == [
+                        #"{"reason":"duplicate-apns-id","previousSeq":1,"previousState":"stored","replacedBySeq":4}"#,
+                        #"{"seq":4,"token":"\#(token.hex)","topic":"com.example.\"odd\\topic\u0001"}"#,
+                    ]
+                )
+                #expect(try await store.notification(id)?.sequence == 4)
+            }
+        }
+    }
+
     @Test("A notification that breaks a rule fails alone; the rest of its batch commits")
     func badNotificationFailsAlone() async throws {
         try await withTemporaryDirectory { directory in

@@ -31,6 +31,12 @@ enum TraceDetail {
 
     private static func appendString(_ string: String, to text: inout String) {
         text += "\""
+        // Most values (ids, tokens, reasons) need no escaping: appended whole, not scalar by scalar.
+        guard string.utf8.contains(where: needsEscaping) else {
+            text += string
+            text += "\""
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""
@@ -45,5 +51,10 @@ enum TraceDetail {
             }
         }
         text += "\""
+    }
+
+    /// Whether a UTF-8 code unit is escaped: a quote, a backslash or a control character (JSON, RFC 8259 §7).
+    private static func needsEscaping(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 }

@@ -22,24 +22,21 @@ extension SQLiteStore {
     /// states are final. Any failure (a detail that is not a JSON object, a state the schema does not know,
     /// the database) rolls the whole batch back and is thrown as a ``StoreError``.
     ///
-    /// The hot path of delivery: the two statements are prepared once per connection and reused.
+    /// The hot path of delivery: the statements are prepared once per connection, reused, and bound with SQLite's
+    /// C API (`DirectStatement`). A notification the group commit inserted recently is found by its sequence number
+    /// (`RecentSequences`), checked against its `apns-id`; any other by its `apns-id`.
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
+        let keys = changes.map(\.notificationID.key)
+        let hints = recentSequences.withLock { recent in keys.map { recent.sequence(ofKey: $0) } }
         try await write { db in
-            // One INSERT … SELECT both checks that the notification exists and appends its event.
-            let appendEvent = try db.cachedStatement(
-                sql: """
-                    INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
-                    SELECT seq, apns_id, ?, ?, ? FROM notification WHERE apns_id = ?
-                    """
-            )
-            let moveState = try db.cachedStatement(sql: "UPDATE notification SET state = ? WHERE apns_id = ? AND state = 'stored'")
-            for change in changes {
-                let key = change.notificationID.key
-                try appendEvent.execute(arguments: [change.atMilliseconds, change.event.rawValue, change.detailJSON, key])
-                guard db.changesCount == 1, let newState = change.newState else { continue }
-                try moveState.execute(arguments: [newState.rawValue, key])
+            let statements = try DeliveryStatements(db)
+            for (index, change) in changes.enumerated() {
+                let key = keys[index]
+                guard let row = try statements.appendEvent(change, key: key, hint: hints[index], db) else { continue }
+                guard let newState = change.newState else { continue }
+                try statements.moveState(of: row, to: newState)
             }
         }
     }
@@ -64,5 +61,65 @@ extension SQLiteStore {
                 arguments: [deviceKey, limit]
             ).map(Self.storedNotification)
         }
+    }
+}
+
+/// The delivery journal's statements, prepared once per connection and reused by every batch.
+private struct DeliveryStatements {
+    /// One INSERT … SELECT both checks that the notification exists and appends its event.
+    let appendEventBySequence: DirectStatement
+    let appendEventByKey: DirectStatement
+    let moveStateBySequence: DirectStatement
+    let moveStateByKey: DirectStatement
+
+    /// How the row of a stored notification was found.
+    enum Row {
+        case sequence(Int64)
+        case key(String)
+    }
+
+    init(_ db: Database) throws {
+        let append = "INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail) SELECT seq, apns_id, ?, ?, ? FROM notification"
+        appendEventBySequence = try DirectStatement(db, sql: append + " WHERE seq = ? AND apns_id = ?")
+        appendEventByKey = try DirectStatement(db, sql: append + " WHERE apns_id = ?")
+        let move = "UPDATE notification SET state = ?"
+        moveStateBySequence = try DirectStatement(db, sql: move + " WHERE seq = ? AND state = 'stored'")
+        moveStateByKey = try DirectStatement(db, sql: move + " WHERE apns_id = ? AND state = 'stored'")
+    }
+
+    /// Appends the change's event when its notification is stored: by the hinted sequence number when the row there
+    /// still has this `apns-id`, else by the `apns-id`. Returns how the row was found, `nil` when it is not stored.
+    func appendEvent(_ change: DeliveryChange, key: String, hint: Int64?, _ db: Database) throws -> Row? {
+        if let hint {
+            bindEvent(change, to: appendEventBySequence)
+            appendEventBySequence.bind(hint, at: 4)
+            appendEventBySequence.bind(key, at: 5)
+            try appendEventBySequence.run()
+            if db.changesCount == 1 { return .sequence(hint) }
+        }
+        bindEvent(change, to: appendEventByKey)
+        appendEventByKey.bind(key, at: 4)
+        try appendEventByKey.run()
+        return db.changesCount == 1 ? .key(key) : nil
+    }
+
+    /// Moves a notification to `state` if it is still `stored`.
+    func moveState(of row: Row, to state: NotificationState) throws {
+        switch row {
+        case .sequence(let sequence):
+            moveStateBySequence.bind(state.rawValue, at: 1)
+            moveStateBySequence.bind(sequence, at: 2)
+            try moveStateBySequence.run()
+        case .key(let key):
+            moveStateByKey.bind(state.rawValue, at: 1)
+            moveStateByKey.bind(key, at: 2)
+            try moveStateByKey.run()
+        }
+    }
+
+    private func bindEvent(_ change: DeliveryChange, to statement: DirectStatement) {
+        statement.bind(change.atMilliseconds, at: 1)
+        statement.bind(change.event.rawValue, at: 2)
+        statement.bind(change.detailJSON, at: 3)
     }
 }

@@ -51,16 +51,20 @@ extension SQLiteStore {
     /// error of the transaction itself (lock timeout, I/O, disk full) fails the whole batch.
     func commit(_ batch: [PendingNotification], _ db: Database) -> [Result<Void, StoreError>] {
         var results = [Result<Void, StoreError>](repeating: .success(()), count: batch.count)
+        var inserted: [(key: String, sequence: Int64)] = []
+        inserted.reserveCapacity(batch.count)
         do {
             try db.inTransaction(.immediate) {
                 let statements = try NotificationStatements(db)
                 for (index, pending) in batch.enumerated() {
-                    if let error = try insert(pending.notification, statements, db) {
+                    if let error = try insert(pending.notification, statements, db, into: &inserted) {
                         results[index] = .failure(error)
                     }
                 }
                 return .commit
             }
+            // Before the completions run, so the delivery journal's changes for these notifications find them.
+            recentSequences.withLock { $0.insert(inserted) }
         } catch {
             let failure = Self.storeError(error)
             logger.info(
@@ -72,90 +76,104 @@ extension SQLiteStore {
         return results
     }
 
-    /// Inserts one notification and its `accepted` event; returns the notification's own error, if any.
+    /// Inserts one notification and its `accepted` event, appending its key and sequence number to `inserted`;
+    /// returns the notification's own error, if any.
     ///
     /// Throws only errors that must fail the transaction.
-    private func insert(_ notification: AcceptedNotification, _ statements: NotificationStatements, _ db: Database) throws -> StoreError? {
-        let arguments = Self.insertArguments(notification)
+    private func insert(
+        _ notification: AcceptedNotification,
+        _ statements: NotificationStatements,
+        _ db: Database,
+        into inserted: inout [(key: String, sequence: Int64)]
+    ) throws -> StoreError? {
+        let key = notification.id.key
         do {
-            try statements.insertIfNew.run(arguments)
+            statements.insertIfNew.bind(notification, key: key)
+            try statements.insertIfNew.run()
             if db.changesCount == 1 {
+                let sequence = db.lastInsertedRowID
                 do {
-                    try statements.insertTrace.run(Self.acceptedTraceArguments(notification, sequence: db.lastInsertedRowID))
+                    try statements.insertAcceptedTrace(notification, key: key, sequence: sequence)
                 } catch {
                     // A notification must never be stored without its `accepted` event: fail the transaction.
                     throw Self.storeError(error)
                 }
+                inserted.append((key, sequence))
                 return nil
             }
             // The `apns-id` is already stored: the rare path, in a savepoint so that a failure leaves the
             // older notification in place.
             var failure: StoreError?
             try db.inSavepoint {
-                failure = try replace(notification, arguments, statements, db)
+                failure = try replace(notification, key: key, statements, db, into: &inserted)
                 return failure == nil ? .commit : .rollback
             }
             return failure
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
-                return StoreError.unknownDeviceToken.with(detail: notification.token.hex)
-            }
-            return StoreError.invalidRecord.with(detail: error.message ?? "constraint failed")
+            return Self.constraintFailure(error, notification)
         }
     }
 
     private func replace(
         _ notification: AcceptedNotification,
-        _ arguments: StatementArguments,
+        key: String,
         _ statements: NotificationStatements,
-        _ db: Database
+        _ db: Database,
+        into inserted: inout [(key: String, sequence: Int64)]
     ) throws -> StoreError? {
-        let key = notification.id.key
-        let previous = try Row.fetchOne(statements.selectPrevious, arguments: [key])
-        try statements.delete.run([key])
+        statements.selectPrevious.bind(key, at: 1)
+        var previousSequence: Int64?
+        var previousState: String?
+        if try statements.selectPrevious.step() {
+            previousSequence = statements.selectPrevious.int64(at: 0)
+            previousState = statements.selectPrevious.text(at: 1)
+            statements.selectPrevious.reset()
+        }
+        statements.delete.bind(key, at: 1)
+        try statements.delete.run()
         do {
-            try statements.insert.run(arguments)
+            statements.insert.bind(notification, key: key)
+            try statements.insert.run()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
-                return StoreError.unknownDeviceToken.with(detail: notification.token.hex)
-            }
-            return StoreError.invalidRecord.with(detail: error.message ?? "constraint failed")
+            return Self.constraintFailure(error, notification)
         }
         let sequence = db.lastInsertedRowID
-        let previousSequence: Int64? = try previous?.decode(forColumn: "seq")
-        let previousState: String? = try previous?.decode(forColumn: "state")
         if let previousSequence {
             // The history of the `apns-id` stays with it: the older row's events move to the new row.
-            try statements.moveTrace.run([sequence, previousSequence])
+            statements.moveTrace.bind(sequence, at: 1)
+            statements.moveTrace.bind(previousSequence, at: 2)
+            try statements.moveTrace.run()
         }
-        try statements.insertReplacedTrace.run([
-            key, notification.acceptedAtMilliseconds, previousSequence, previousState, sequence,
-        ])
-        try statements.insertTrace.run(Self.acceptedTraceArguments(notification, sequence: sequence))
+        let replaced = statements.insertReplacedTrace
+        replaced.bind(key, at: 1)
+        replaced.bind(notification.acceptedAtMilliseconds, at: 2)
+        replaced.bind(previousSequence, at: 3)
+        replaced.bind(previousState, at: 4)
+        replaced.bind(sequence, at: 5)
+        try replaced.run()
+        try statements.insertAcceptedTrace(notification, key: key, sequence: sequence)
+        inserted.append((key, sequence))
         return nil
     }
 
-    private static func insertArguments(_ n: AcceptedNotification) -> StatementArguments {
-        [
-            n.id.key, n.id.text, n.token.hex, n.topic, n.bundleID, n.environment.rawValue, n.pushType.rawValue,
-            n.priority.rawValue, n.expiration, n.collapseID, Data(n.payload), n.acceptedAtMilliseconds,
-        ]
-    }
-
-    private static func acceptedTraceArguments(_ n: AcceptedNotification, sequence: Int64) -> StatementArguments {
-        [sequence, n.id.key, n.acceptedAtMilliseconds, n.token.hex, n.topic]
+    /// The error of a notification that breaks a rule of the schema.
+    private static func constraintFailure(_ error: DatabaseError, _ notification: AcceptedNotification) -> StoreError {
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+            return StoreError.unknownDeviceToken.with(detail: notification.token.hex)
+        }
+        return StoreError.invalidRecord.with(detail: error.message ?? "constraint failed")
     }
 }
 
 /// The group commit's statements, prepared once per connection and reused by every batch.
 private struct NotificationStatements {
-    let insertIfNew: Statement
-    let insert: Statement
-    let selectPrevious: Statement
-    let delete: Statement
-    let insertTrace: Statement
-    let insertReplacedTrace: Statement
-    let moveTrace: Statement
+    let insertIfNew: DirectStatement
+    let insert: DirectStatement
+    let selectPrevious: DirectStatement
+    let delete: DirectStatement
+    let insertTrace: DirectStatement
+    let insertReplacedTrace: DirectStatement
+    let moveTrace: DirectStatement
 
     private static let columns = """
         apns_id, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
@@ -164,39 +182,53 @@ private struct NotificationStatements {
 
     init(_ db: Database) throws {
         let insertSQL = "INSERT INTO notification (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        insertIfNew = try db.cachedStatement(sql: insertSQL + " ON CONFLICT (apns_id) DO NOTHING")
-        insert = try db.cachedStatement(sql: insertSQL)
-        selectPrevious = try db.cachedStatement(sql: "SELECT seq, state FROM notification WHERE apns_id = ?")
-        delete = try db.cachedStatement(sql: "DELETE FROM notification WHERE apns_id = ?")
-        insertTrace = try db.cachedStatement(
+        insertIfNew = try DirectStatement(db, sql: insertSQL + " ON CONFLICT (apns_id) DO NOTHING")
+        insert = try DirectStatement(db, sql: insertSQL)
+        selectPrevious = try DirectStatement(db, sql: "SELECT seq, state FROM notification WHERE apns_id = ?")
+        delete = try DirectStatement(db, sql: "DELETE FROM notification WHERE apns_id = ?")
+        insertTrace = try DirectStatement(
+            db,
             sql: """
                 INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
                 VALUES (?1, ?2, ?3, 'accepted', json_object('seq', ?1, 'token', ?4, 'topic', ?5))
                 """
         )
-        insertReplacedTrace = try db.cachedStatement(
+        insertReplacedTrace = try DirectStatement(
+            db,
             sql: """
                 INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
                 VALUES (?5, ?1, ?2, 'replaced', json_object(
                     'reason', 'duplicate-apns-id', 'previousSeq', ?3, 'previousState', ?4, 'replacedBySeq', ?5))
                 """
         )
-        moveTrace = try db.cachedStatement(sql: "UPDATE trace_event SET notification_seq = ? WHERE notification_seq = ?")
+        moveTrace = try DirectStatement(db, sql: "UPDATE trace_event SET notification_seq = ? WHERE notification_seq = ?")
+    }
+
+    /// Appends the `accepted` event of a notification just inserted with sequence number `sequence`.
+    func insertAcceptedTrace(_ n: AcceptedNotification, key: String, sequence: Int64) throws {
+        insertTrace.bind(sequence, at: 1)
+        insertTrace.bind(key, at: 2)
+        insertTrace.bind(n.acceptedAtMilliseconds, at: 3)
+        insertTrace.bind(n.token.hex, at: 4)
+        insertTrace.bind(n.topic, at: 5)
+        try insertTrace.run()
     }
 }
 
-extension Statement {
-    /// Executes a reused statement; after a failure, leaves it ready for the next notification.
-    ///
-    /// Why: GRDB resets a statement before its next execution and throws the previous execution's error
-    /// from that reset (GRDB 7.10), which would fail the next, valid, notification of the batch. Binding
-    /// the same arguments again resets the statement without executing it.
-    fileprivate func run(_ arguments: StatementArguments) throws {
-        do {
-            try execute(arguments: arguments)
-        } catch {
-            try? setArguments(arguments)
-            throw error
-        }
+extension DirectStatement {
+    /// Binds the twelve columns of ``NotificationStatements``' notification inserts.
+    fileprivate func bind(_ n: AcceptedNotification, key: String) {
+        bind(key, at: 1)
+        bind(n.id.text, at: 2)
+        bind(n.token.hex, at: 3)
+        bind(n.topic, at: 4)
+        bind(n.bundleID, at: 5)
+        bind(n.environment.rawValue, at: 6)
+        bind(n.pushType.rawValue, at: 7)
+        bind(Int64(n.priority.rawValue), at: 8)
+        bind(n.expiration, at: 9)
+        bind(n.collapseID, at: 10)
+        bind(blob: n.payload, at: 11)
+        bind(n.acceptedAtMilliseconds, at: 12)
     }
 }

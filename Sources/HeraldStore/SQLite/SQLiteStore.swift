@@ -37,6 +37,8 @@ public final class SQLiteStore: NotificationStore {
     let logger: Logger
     let commitState: Mutex<CommitState>
     let commitStatistics = Mutex(GroupCommitStatistics())
+    /// Where the group commit put recent notifications, for the delivery journal.
+    let recentSequences = Mutex(RecentSequences())
     let registry = Mutex(RegistryCache())
 
     /// Opens (creating when needed) the database in `configuration.dataDirectory` and migrates it.
