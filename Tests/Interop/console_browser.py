@@ -4,7 +4,8 @@
 Run by the Swift test ConsoleBrowserTests against a real `herald serve` and `herald device`; see docs/console.md.
 Steps: load the console, type an invalid payload and see the validation reason, type a valid alert with the
 category, send it, see the apns-id, see the notification on the device's screen, press an action and see
-`action` in the trace, then a second push and a text input action with a text.
+`action` in the trace, then a second push and a text input action with a text; with --image, a third push whose
+service extension downloads a PNG this script serves, and its thumbnail drawn from the image itself.
 
 A PNG screenshot is saved after each step in --out. The last line on standard output is a JSON summary:
 {"ok": true|false, "steps": [...], "screenshots": [...], "apnsIDs": [...], "validationReason": ..., "error": ...}.
@@ -13,10 +14,14 @@ Exit status: 0 every step passed, 1 a step failed, 3 selenium or Chromium is mis
 
 import argparse
 import base64
+import http.server
 import json
 import os
+import struct
 import sys
+import threading
 import time
+import zlib
 
 CHROMIUM = os.environ.get("HERALD_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("HERALD_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -56,9 +61,40 @@ def parse_arguments():
     parser.add_argument("--text-action", required=True, help="a text input action's identifier")
     parser.add_argument("--text", default="On my way", help="the text typed for the text input action")
     parser.add_argument("--expand", metavar="TITLE", help="also expand the first notification: its content extension shows TITLE, then play/pause")
+    parser.add_argument("--image", action="store_true", help="also send a push whose service extension downloads an image (payload key `image`)")
     parser.add_argument("--out", required=True, help="the directory for the screenshots")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step")
     return parser.parse_args()
+
+
+def gradient_png(size=40):
+    """A small RGB PNG (a colour gradient), written with the standard library."""
+    rows = b"".join(b"\x00" + bytes(v for x in range(size) for v in (x * 6 % 256, y * 6 % 256, 200)) for y in range(size))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def serve_image(body):
+    """Serves `body` as image/png on 127.0.0.1 (a port of the system's choosing) and returns its URL."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *arguments):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/photo.png"
 
 
 class Console:
@@ -230,6 +266,26 @@ class Console:
         summary["textTrace"] = [kind.removeprefix("trace-event-") for kind, _ in self.trace_events(reply_id)]
         self.wait("the second notification to leave the screen", lambda: self.notification(reply_id) is None)
         self.step("text-input-in-trace")
+
+        # 6. A push whose service extension downloads an image: the thumbnail is the image itself.
+        if arguments.image:
+            image = gradient_png()
+            url = serve_image(image)
+            third_title = "A photo"
+            third = json.dumps({"aps": {"alert": {"title": third_title, "body": "With its thumbnail."}, "mutable-content": 1}, "image": url})
+            photo_id = self.send(third)
+            self.wait_for_notification(photo_id, third_title)
+            thumbnail = self.wait(
+                f"the thumbnail image in {photo_id}",
+                lambda: (lambda found: found[0] if found else None)(
+                    self.notification(photo_id).find_elements(By.CSS_SELECTOR, 'img[data-testid="thumbnail-image"]')
+                ),
+            )
+            summary["thumbnailWidth"] = self.wait(
+                "the thumbnail to be decoded", lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", thumbnail)
+            )
+            summary["imageBytes"] = len(image)
+            self.step("thumbnail")
 
         errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE" and "/screen" not in entry["message"]]
         summary["browserErrors"] = errors

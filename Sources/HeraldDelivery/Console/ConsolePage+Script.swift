@@ -519,7 +519,8 @@ extension ConsolePage {
             card.append(main);
             if (attachments.length) {
               card.append(el('div', { class: 'attachments' }, attachments.map((a) => el('div', { class: 'attachment', testid: 'attachment-' + a.identifier },
-                el('span', { class: 'clip' }), el('span', { class: 'mono', text: a.fileName }), `· ${a.type} · ${bytesText(a.size)}`))));
+                el('span', { class: 'clip' }), el('span', { class: 'mono', text: a.fileName, title: a.fileName }),
+                el('span', { class: 'meta', text: `· ${a.type} · ${bytesText(a.size)}` })))));
             }
 
             const actions = el('div', { class: 'note-actions' });

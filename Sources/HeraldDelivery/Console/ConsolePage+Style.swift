@@ -125,7 +125,8 @@ extension ConsolePage {
         img.thumb { object-fit: cover; background: #e5e5ea; padding: 0; }
         .attachments { margin-top: 6px; }
         .attachment { display: flex; align-items: center; gap: 6px; font-size: 11px; color: #6e6e73; margin-top: 2px; }
-        .attachment .mono { font-size: 10.5px; }
+        .attachment .mono { font-size: 10.5px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
+        .attachment .meta { flex: none; }
         .note-actions { display: flex; flex-wrap: wrap; gap: 5px; margin-top: 8px; }
         .note-actions button { border: 0; background: rgba(0,0,0,.06); border-radius: 10px; padding: 5px 10px; font-size: 12.5px; font-weight: 600; color: var(--accent); }
         .note-actions button:hover { background: rgba(0,0,0,.11); }

@@ -17,8 +17,9 @@ struct ConsoleBrowserTests {
     /// The content extension's title for the first notification (`"Chat: {title}"` with the script's title).
     static let expandedTitle = "Chat: Lunch at noon?"
 
-    /// The device: one app with a category that has a plain action and a text input action, and a content extension
-    /// with a play/pause button for that category.
+    /// The device: one app with a category that has a plain action and a text input action, a content extension
+    /// with a play/pause button for that category, and a service extension that attaches the image a payload names
+    /// under `image`.
     static let manifest = """
         {
           "name": "Console iPhone",
@@ -45,7 +46,8 @@ struct ConsoleBrowserTests {
                   "lines": ["{body}"],
                   "mediaPlayPauseButton": { "type": "default", "frame": [0, 0, 44, 44], "tint": "#0A84FF" }
                 }
-              ]
+              ],
+              "serviceExtension": { "steps": [{ "kind": "downloadAttachment", "key": "image", "identifier": "image" }] }
             }
           ]
         }
@@ -78,7 +80,7 @@ struct ConsoleBrowserTests {
                 [
                     Self.script, "--url", "http://127.0.0.1:\(server.linkPort)/", "--device", deviceID, "--app", Self.app,
                     "--category", Self.category, "--action", Self.action, "--text-action", Self.textAction, "--text", Self.replyText,
-                    "--expand", Self.expandedTitle, "--out", Self.screenshots.path,
+                    "--expand", Self.expandedTitle, "--image", "--out", Self.screenshots.path,
                 ],
                 deadline: .seconds(300)
             )
@@ -94,26 +96,32 @@ struct ConsoleBrowserTests {
             #expect(
                 summary["steps"] as? [String] == [
                     "console", "invalid-payload", "sent", "on-device", "expanded", "action-in-trace", "text-input", "text-input-in-trace",
+                    "thumbnail",
                 ],
                 "\(context)"
             )
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
-            #expect(screenshots.count == 8, "\(context)")
+            #expect(screenshots.count == 9, "\(context)")
+            // The thumbnail is the 40 × 40 image the script served, downloaded by the device's service extension.
+            #expect(summary["thumbnailWidth"] as? Int == 40, "\(context)")
             for path in screenshots {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
                 #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 10_000, "\(path) is not a PNG of the page")
             }
 
-            // What the browser saw, checked on the server: the action and the reply are in the traces.
+            // What the browser saw, checked on the server: the action and the reply are in the traces, and the photo's
+            // trace holds the service extension's change.
             let apnsIDs = try #require(summary["apnsIDs"] as? [String], "\(context)")
-            try #require(apnsIDs.count == 2, "\(context)")
+            try #require(apnsIDs.count == 3, "\(context)")
             let liked = try await server.waitForNotification(apnsIDs[0], "action in the trace") { $0.kinds.contains("action") }
             #expect(liked.detail(of: "action")?["action"] as? String == Self.action, "\(liked)")
             #expect(liked.kinds.starts(with: ["accepted", "sent", "acknowledged", "displayed"]), "\(liked)")
             let replied = try await server.waitForNotification(apnsIDs[1], "reply in the trace") { $0.kinds.contains("action") }
             #expect(replied.detail(of: "action")?["action"] as? String == Self.textAction, "\(replied)")
             #expect(replied.detail(of: "action")?["text"] as? String == Self.replyText, "\(replied)")
+            let photo = try await server.waitForNotification(apnsIDs[2], "the photo displayed") { $0.kinds.contains("displayed") }
+            #expect(photo.kinds.contains("modified"), "\(photo)")
         }
     }
 
