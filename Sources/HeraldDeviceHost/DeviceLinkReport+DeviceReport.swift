@@ -12,7 +12,8 @@ extension IncomingNotification {
             collapseID: notification.collapseID,
             pushType: notification.pushType,
             priority: notification.priority,
-            payload: notification.payload
+            payload: notification.payload,
+            acceptedAtMilliseconds: notification.acceptedAtMilliseconds
         )
     }
 }

@@ -46,10 +46,11 @@ extension LinkedDevice {
             for await message in client.messages {
                 switch message {
                 case .notification(let notification):
-                    // Acknowledged on receipt: the device has it. Duplicates (a resend after a reconnect) are
-                    // acknowledged again and dropped by the device, never shown twice.
+                    // Acknowledged on receipt: the device has it. Duplicates (a resend after a reconnect: the same
+                    // apns-id accepted at the same time) are acknowledged again and dropped by the device, never shown
+                    // twice; a provider's reused apns-id is a new notification.
                     client.acknowledge(notification.apnsID)
-                    if seen.insert(notification.apnsID) { onEvent(.notification(notification)) }
+                    if seen.insert(IncomingNotification(notification).deliveryKey) { onEvent(.notification(notification)) }
                     if queues[notification.bundleID] == nil {
                         let (queue, input) = AsyncStream.makeStream(of: DeviceLinkNotification.self)
                         queues[notification.bundleID] = input

@@ -51,6 +51,22 @@ struct SimulatedDeviceTests {
         #expect(await shownTitles(device, Self.bundleID).count == 1)
     }
 
+    @Test("a resend (same apns-id, same acceptance time) is dropped; a reused apns-id accepted later is a new notification")
+    func reusedAPNSID() async throws {
+        let device = try await makeDevice(Self.plain)
+        let id = NotificationID.random()
+        func accepted(_ title: String, at milliseconds: Int64) -> IncomingNotification {
+            var notification = push(#"{"aps":{"alert":{"title":"\#(title)"}}}"#, to: Self.bundleID, apnsID: id)
+            notification.acceptedAtMilliseconds = milliseconds
+            return notification
+        }
+        #expect(await device.receive(accepted("First", at: 1_000)).events == ["displayed"])
+        #expect(await device.receive(accepted("First", at: 1_000)).events == ["dropped"])
+        #expect(await device.receive(accepted("Second", at: 2_000)).events.contains("displayed"))
+        // The identifier is the apns-id (no collapse id): the second replaced the first in Notification Center.
+        #expect(await shownTitles(device, Self.bundleID) == ["Second"])
+    }
+
     @Test("notifications the device cannot take are dropped with the reason")
     func unusable() async throws {
         let device = try await makeDevice(Self.plain)

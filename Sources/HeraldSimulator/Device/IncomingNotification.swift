@@ -3,7 +3,7 @@ import HeraldCore
 /// A notification as it reaches the device: the provider's payload bytes and the headers the
 /// device can see.
 public struct IncomingNotification: Sendable, Hashable {
-    /// The `apns-id`; the device shows each one at most once.
+    /// The `apns-id`.
     public var apnsID: NotificationID
     /// The app it is for (the topic less its push-type suffix).
     public var bundleID: String
@@ -15,6 +15,11 @@ public struct IncomingNotification: Sendable, Hashable {
     public var priority: APNSPriority
     /// The JSON payload exactly as the provider sent it.
     public var payload: [UInt8]
+    /// When the server accepted it (milliseconds since the epoch), when known.
+    ///
+    /// With the `apns-id` it names one accepted notification: the device shows it at most once, however often it is
+    /// resent, while a provider that sends again under an `apns-id` it used before sends a new notification.
+    public var acceptedAtMilliseconds: Int64?
 
     /// Creates an incoming notification.
     public init(
@@ -23,7 +28,8 @@ public struct IncomingNotification: Sendable, Hashable {
         collapseID: String? = nil,
         pushType: PushType = .alert,
         priority: APNSPriority = .immediate,
-        payload: [UInt8]
+        payload: [UInt8],
+        acceptedAtMilliseconds: Int64? = nil
     ) {
         self.apnsID = apnsID
         self.bundleID = bundleID
@@ -31,6 +37,12 @@ public struct IncomingNotification: Sendable, Hashable {
         self.pushType = pushType
         self.priority = priority
         self.payload = payload
+        self.acceptedAtMilliseconds = acceptedAtMilliseconds
+    }
+
+    /// What makes a resend the same notification: the `apns-id`, and the acceptance time when known.
+    public var deliveryKey: String {
+        acceptedAtMilliseconds.map { "\(apnsID.key)@\($0)" } ?? apnsID.key
     }
 
     /// The notification the gateway accepted, as delivered.
@@ -41,7 +53,8 @@ public struct IncomingNotification: Sendable, Hashable {
             collapseID: accepted.collapseID,
             pushType: accepted.pushType,
             priority: accepted.priority,
-            payload: accepted.payload
+            payload: accepted.payload,
+            acceptedAtMilliseconds: accepted.acceptedAtMilliseconds
         )
     }
 

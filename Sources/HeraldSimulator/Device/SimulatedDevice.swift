@@ -81,8 +81,8 @@ public actor SimulatedDevice {
                 )
             ]
         }
-        guard recentAPNSIDs.insert(notification.apnsID.key) else {
-            return drop(.duplicate, "apns-id \(notification.apnsID) was already received")
+        guard recentAPNSIDs.insert(notification.deliveryKey) else {
+            return drop(.duplicate, "apns-id \(notification.apnsID) was already received (a resend)")
         }
         guard let app = apps[notification.bundleID] else {
             return drop(.unknownApp, "no app \(notification.bundleID) is installed on \(name)")
