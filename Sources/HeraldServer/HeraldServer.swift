@@ -93,7 +93,7 @@ public struct HeraldServer: Sendable {
             throw error
         }
 
-        let services = ProviderServices(store: store, clock: configuration.clock, onAccepted: { engine.accepted($0) })
+        let services = ProviderServices(store: store, clock: configuration.clock, onAccepted: { engine.accepted($0, sequence: $1) })
         let gateway = Gateway(
             configuration: gatewayConfiguration,
             services: services,

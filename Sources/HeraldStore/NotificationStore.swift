@@ -14,14 +14,16 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
     // MARK: Accepted notifications
 
     /// Queues an accepted notification for the next group commit; `completion` runs once it is durable
-    /// (`.success`) or could not be stored (`.failure`).
+    /// (`.success` with its store sequence, ``StoredNotification/sequence``) or could not be stored (`.failure`).
+    ///
+    /// The sequence is what the delivery engine names the notification by: a provider may reuse an `apns-id`.
     ///
     /// Usable from a SwiftNIO event loop: it never blocks and starts no task. The completion runs on the
     /// store's writer thread — or at once, on the caller's thread, when the notification is refused
     /// (``StoreError/overloaded``, ``StoreError/shutDown``) — and must only hand the result back (e.g.
     /// `eventLoop.execute`), never block.
     /// A notification whose `apns-id` is already stored replaces the older one (see ``SQLiteStore``).
-    func enqueue(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
+    func enqueue(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Int64, StoreError>) -> Void)
 
     /// One stored notification by `apns-id` (compared case-insensitively), or `nil`.
     func notification(_ id: NotificationID) async throws -> StoredNotification?
@@ -82,11 +84,12 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
 }
 
 extension NotificationStore {
-    /// Stores an accepted notification and returns once it is durable.
+    /// Stores an accepted notification and returns its store sequence once it is durable.
     ///
     /// The `async` form of ``enqueue(_:completion:)``, for callers that are not on an event loop.
-    public func accept(_ notification: AcceptedNotification) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    @discardableResult
+    public func accept(_ notification: AcceptedNotification) async throws -> Int64 {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int64, any Error>) in
             enqueue(notification) { result in
                 continuation.resume(with: result.mapError { $0 as any Error })
             }

@@ -49,6 +49,37 @@ struct DeliveryEngineSQLiteTests {
         }
     }
 
+    @Test("An apns-id reused while the older is outstanding: each ack is applied to its own notification")
+    func reusedWhileOutstanding() async throws {
+        try await withSQLiteStore { store in
+            let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+            let now = SystemWallClock().nowMilliseconds()
+            let older = makeNotification(token: token, acceptedAt: now)
+            let newer = makeNotification(token: token, id: older.id, acceptedAt: now + 1)
+            try await withRunningEngine(store: store, clock: ManualWallClock()) { engine in
+                let session = RecordingSession(deviceID: "phone")
+                engine.sessionOpened(session, tokens: [token])
+                engine.accepted(older, sequence: try await store.accept(older))
+                await engine.waitUntilIdle()
+                engine.accepted(newer, sequence: try await store.accept(newer))
+                await engine.waitUntilIdle()
+                #expect(session.deliveries.map(\.notification.acceptedAtMilliseconds) == [now])
+
+                // The older one's ack: the newer is still `stored`, and goes out now.
+                engine.acknowledged(older.id, session: session.id)
+                await engine.waitUntilIdle()
+                #expect(try await store.notification(older.id)?.state == .stored)
+                #expect(session.deliveries.map(\.notification.acceptedAtMilliseconds) == [now, now + 1])
+
+                engine.acknowledged(newer.id, session: session.id)
+                await engine.waitUntilIdle()
+            }
+            #expect(try await store.notification(newer.id)?.state == .delivered)
+            let trace = try await store.trace(newer.id)
+            #expect(trace.map(\.kind) == [.accepted, .sent, .replaced, .accepted, .stored, .acknowledged, .sent, .acknowledged])
+        }
+    }
+
     @Test("After a restart, restore() sends what was stored; what was replaced offline stays replaced")
     func restoreAfterRestart() async throws {
         try await withSQLiteStore { store in

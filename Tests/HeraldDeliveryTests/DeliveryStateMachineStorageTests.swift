@@ -204,7 +204,7 @@ struct DeliveryStateMachineStorageTests {
         #expect(machine.sessionOpened(RecordingSession(), tokens: [token], now: t0 + 4).sentIDs == [newer.id])
     }
 
-    @Test("A reused apns-id: the old entry is dropped silently and the new notification is treated as new")
+    @Test("A reused apns-id whose older notification is held: the old entry is dropped silently and the new one is treated as new")
     func reusedNotificationID() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()

@@ -60,51 +60,86 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("Changes find a notification by the group commit's sequence hint, and by apns-id when the hint is stale or missing")
-    func sequenceHints() async throws {
+    @Test("A change with a sequence lands on that row; once its apns-id was reused it is traced there but moves no state")
+    func changesBySequence() async throws {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let fresh = makeNotification(token: token, acceptedAt: 1000)
-                let reused = makeNotification(token: token, acceptedAt: 1001)
-                let misdirected = makeNotification(token: token, acceptedAt: 1002)
-                let forgotten = makeNotification(token: token, acceptedAt: 1003)
-                let pruned = makeNotification(token: token, acceptedAt: 1004)
-                for notification in [fresh, reused, misdirected, forgotten, pruned] { try await store.accept(notification) }
-                // A reused apns-id moves `reused` to a new row (and hint); a stale hint must not reach the old one.
-                let staleSequence = try #require(try await store.notification(reused.id)?.sequence)
-                try await store.accept(makeNotification(token: token, id: reused.id, body: "again", acceptedAt: 1005))
-                let reusedSequence = try #require(try await store.notification(reused.id)?.sequence)
-                #expect(reusedSequence != staleSequence)
-                let freshSequence = try #require(try await store.notification(fresh.id)?.sequence)
-                // Hints: right for `fresh`; stale for `reused`; naming another notification's row for `misdirected`; none
-                // for `forgotten`, as for a notification another process or an earlier run stored.
-                store.recentSequences.withLock { recent in
-                    recent = RecentSequences()
-                    recent.insert([(fresh.id.key, freshSequence), (reused.id.key, staleSequence), (misdirected.id.key, freshSequence)])
-                }
-                // A finished notification pruned by retention while its hint stays.
-                let prunedSequence = try #require(try await store.notification(pruned.id)?.sequence)
-                try await store.record([DeliveryChange(notificationID: pruned.id, event: .expired, newState: .expired, atMilliseconds: 1006)])
-                _ = try await store.prune(acceptedBefore: 1005, after: prunedSequence - 1, limit: 1)
-                #expect(try await store.notification(pruned.id) == nil)
-                store.recentSequences.withLock { $0.insert([(pruned.id.key, prunedSequence)]) }
+                let older = makeNotification(token: token, acceptedAt: 1000)
+                let olderSequence = try await store.accept(older)
+                #expect(try await store.notification(older.id)?.sequence == olderSequence)
+                let newer = makeNotification(token: token, id: older.id, body: "again", acceptedAt: 1001)
+                let newerSequence = try await store.accept(newer)
+                #expect(newerSequence > olderSequence)
+
+                // The older notification's late acknowledgement: traced with the apns-id, the newer stays `stored`.
+                try await store.record([
+                    DeliveryChange(
+                        notificationID: older.id,
+                        sequence: olderSequence,
+                        event: .acknowledged,
+                        newState: .delivered,
+                        atMilliseconds: 2000
+                    )
+                ])
+                #expect(try await store.notification(older.id)?.state == .stored)
+                #expect(try await store.trace(older.id).map(\.kind) == [.accepted, .replaced, .accepted, .acknowledged])
+
+                // The newer notification's own acknowledgement delivers it.
+                try await store.record([
+                    DeliveryChange(
+                        notificationID: newer.id,
+                        sequence: newerSequence,
+                        event: .acknowledged,
+                        newState: .delivered,
+                        atMilliseconds: 2001
+                    )
+                ])
+                let stored = try #require(try await store.notification(newer.id))
+                #expect(stored.sequence == newerSequence)
+                #expect(stored.state == .delivered)
+                #expect(try await store.trace(newer.id).map(\.kind) == [.accepted, .replaced, .accepted, .acknowledged, .acknowledged])
+            }
+        }
+    }
+
+    @Test("A change without a sequence applies to whichever notification holds the apns-id; an unknown one is skipped")
+    func changesByApnsID() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let older = makeNotification(token: token, acceptedAt: 1000)
+                try await store.accept(older)
+                try await store.accept(makeNotification(token: token, id: older.id, body: "again", acceptedAt: 1001))
+                let unknown = makeNotification(token: token, acceptedAt: 1002)
                 let before = try await store.counts()
 
                 try await store.record(
-                    [fresh, reused, misdirected, forgotten, pruned].map {
-                        DeliveryChange(notificationID: $0.id, event: .acknowledged, newState: .delivered, atMilliseconds: 2000)
-                    }
+                    [older, unknown].map { DeliveryChange(notificationID: $0.id, event: .acknowledged, newState: .delivered, atMilliseconds: 2000) }
                 )
-                for notification in [fresh, reused, misdirected, forgotten] {
-                    #expect(try await store.notification(notification.id)?.state == .delivered, "\(notification.acceptedAtMilliseconds)")
-                    #expect(try await store.trace(notification.id).map(\.kind).last == .acknowledged)
-                }
-                #expect(try await store.trace(reused.id).map(\.kind) == [.accepted, .replaced, .accepted, .acknowledged])
-                #expect(try await store.trace(fresh.id).map(\.kind) == [.accepted, .acknowledged])
-                let after = try await store.counts()
-                #expect(after.traceEvents == before.traceEvents + 4)
-                #expect(after.notificationsByState[.delivered] == 4)
+                #expect(try await store.notification(older.id)?.state == .delivered)
+                #expect(try await store.trace(older.id).map(\.kind) == [.accepted, .replaced, .accepted, .acknowledged])
+                #expect(try await store.counts().traceEvents == before.traceEvents + 1)
+            }
+        }
+    }
+
+    @Test("A change for a pruned sequence is skipped, not an error")
+    func changeForPrunedSequence() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let pruned = makeNotification(token: token, acceptedAt: 1000)
+                let sequence = try await store.accept(pruned)
+                try await store.record([
+                    DeliveryChange(notificationID: pruned.id, sequence: sequence, event: .expired, newState: .expired, atMilliseconds: 1001)
+                ])
+                _ = try await store.prune(acceptedBefore: 1005, after: sequence - 1, limit: 1)
+                #expect(try await store.notification(pruned.id) == nil)
+                let before = try await store.counts()
+
+                try await store.record([DeliveryChange(notificationID: pruned.id, sequence: sequence, event: .acknowledged, atMilliseconds: 2000)])
+                #expect(try await store.counts().traceEvents == before.traceEvents)
             }
         }
     }

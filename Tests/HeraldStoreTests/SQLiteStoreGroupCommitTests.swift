@@ -119,16 +119,23 @@ struct SQLiteStoreGroupCommitTests {
                 // Hold the writer so that all six are queued, in order, and commit in one transaction.
                 let release = DispatchSemaphore(value: 0)
                 store.pool.asyncWriteWithoutTransaction { _ in _ = release.wait(timeout: .now() + 10) }
-                let (results, resultsDone) = AsyncStream.makeStream(of: (Int, Result<Void, StoreError>).self)
+                let (results, resultsDone) = AsyncStream.makeStream(of: (Int, Result<Int64, StoreError>).self)
                 for (index, notification) in notifications.enumerated() {
                     store.enqueue(notification) { resultsDone.yield((index, $0)) }
                 }
                 release.signal()
                 var failures: [Int: StoreError?] = [:]
+                var sequences: [Int: Int64] = [:]
                 for await (index, result) in results {
                     failures[index] = result.failure
+                    if case .success(let sequence) = result { sequences[index] = sequence }
                     if failures.count == notifications.count { break }
                 }
+                // Each success completes with the sequence its row got.
+                for (index, sequence) in sequences {
+                    #expect(try await store.notification(notifications[index].id)?.sequence == sequence)
+                }
+                #expect(sequences.keys.sorted() == [0, 3, 5])
                 #expect(failures[0] == .some(nil))
                 #expect(failures[1] == .unknownDeviceToken)
                 #expect(failures[2] == .invalidRecord)
@@ -157,7 +164,7 @@ struct SQLiteStoreGroupCommitTests {
                 let tally = Mutex((succeeded: 0, failed: 0))
                 let start = ContinuousClock.now
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    let finish: @Sendable (Result<Void, StoreError>) -> Void = { result in
+                    let finish: @Sendable (Result<Int64, StoreError>) -> Void = { result in
                         let finished = tally.withLock { tally in
                             if case .success = result { tally.succeeded += 1 } else { tally.failed += 1 }
                             return tally.succeeded + tally.failed == total
@@ -226,7 +233,7 @@ struct SQLiteStoreGroupCommitTests {
                 // Hold the writer queue so that the first notification waits and the queue stays full.
                 let release = DispatchSemaphore(value: 0)
                 store.pool.asyncWriteWithoutTransaction { _ in _ = release.wait(timeout: .now() + 10) }
-                let (firstResult, firstDone) = AsyncStream.makeStream(of: Result<Void, StoreError>.self)
+                let (firstResult, firstDone) = AsyncStream.makeStream(of: Result<Int64, StoreError>.self)
                 store.enqueue(makeNotification(token: token)) { result in
                     firstDone.yield(result)
                     firstDone.finish()

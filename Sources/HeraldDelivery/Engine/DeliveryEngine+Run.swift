@@ -41,9 +41,9 @@ extension DeliveryEngine {
             let now = clock.nowMilliseconds()
             let actions: [DeliveryStateMachine.Action]
             switch event {
-            case .accepted(let notification):
+            case .accepted(let notification, let sequence):
                 onTraceRecorded?(notification.id, .accepted)
-                actions = machine.accepted(notification, now: now)
+                actions = machine.accepted(notification, sequence: sequence, now: now)
             case .sessionOpened(let session, let tokens):
                 actions = machine.sessionOpened(session, tokens: tokens, now: now)
                 publishSessions(of: session.deviceID, machine)

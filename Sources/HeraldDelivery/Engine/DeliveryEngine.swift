@@ -41,7 +41,7 @@ public final class DeliveryEngine: Service, Sendable {
     }
 
     enum Event: Sendable {
-        case accepted(AcceptedNotification)
+        case accepted(AcceptedNotification, sequence: Int64?)
         case sessionOpened(any DeviceSession, tokens: [DeviceToken])
         case tokenRegistered(DeviceToken, session: DeviceSessionID)
         case tokenUnregistered(DeviceToken, atMilliseconds: Int64)
@@ -98,8 +98,12 @@ public final class DeliveryEngine: Service, Sendable {
     }
 
     /// A notification was committed: deliver it (call after the store said it is durable).
-    public func accepted(_ notification: AcceptedNotification) {
-        eventInput.yield(.accepted(notification))
+    ///
+    /// `sequence` is its store sequence (``StoredNotification/sequence``): the engine's changes name the
+    /// notification by it, so that those of an older notification whose `apns-id` a provider reused never land on
+    /// the newer one. `nil` (unknown) names it by `apns-id` only.
+    public func accepted(_ notification: AcceptedNotification, sequence: Int64? = nil) {
+        eventInput.yield(.accepted(notification, sequence: sequence))
     }
 
     /// A device connected and authenticated; `tokens` are its active tokens.

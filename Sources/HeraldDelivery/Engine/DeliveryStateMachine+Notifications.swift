@@ -3,20 +3,30 @@ import HeraldStore
 
 extension DeliveryStateMachine {
     /// A notification was committed by the gateway: send it, hold it for a burst, store it, or expire it.
-    mutating func accepted(_ notification: AcceptedNotification, now: Int64) -> [Action] {
+    ///
+    /// `sequence` is its store sequence; every change for it names it so.
+    mutating func accepted(_ notification: AcceptedNotification, sequence: Int64? = nil, now: Int64) -> [Action] {
         var actions: [Action] = []
         let id = notification.id
-        // A provider reused an `apns-id`: the store already replaced the row and traced it; forget the old one.
+        // A provider reused an `apns-id`: the store already replaced the row and traced it.
+        if case .outstanding = entries[id.key]?.status {
+            // Why: an `ack` names only the `apns-id`, so the newer one waits until the older's ack (or its session's
+            // end) says which one the device has; one sent now would be delivered by the older's ack.
+            successors[id.key] = (notification, sequence)
+            actions.append(Self.change(id, sequence, .stored, nil, now, ["reason": .string("apns-id-outstanding")]))
+            return actions
+        }
+        // Not on the device's wire: nothing will acknowledge the older one, forget it.
         remove(id.key)
         let owner = owners[notification.token]
         let deadline = expiryDeadline(of: notification)
         // Why: `0` means "no storage and a single attempt" (spec §A.2, §A.10).
         if deadline == nil, owner == nil {
-            actions.append(Self.change(id, .expired, .expired, now, ["reason": .string("expiration-zero-offline")]))
+            actions.append(Self.change(id, sequence, .expired, .expired, now, ["reason": .string("expiration-zero-offline")]))
             return actions
         }
         if let deadline, deadline <= now {
-            actions.append(Self.change(id, .expired, .expired, now, ["reason": .string("expiration-past")]))
+            actions.append(Self.change(id, sequence, .expired, .expired, now, ["reason": .string("expiration-past")]))
             return actions
         }
         if let collapseID = notification.collapseID {
@@ -26,7 +36,7 @@ extension DeliveryStateMachine {
                 finish(key, .replaced, state: .replaced, now: now, detail: detail, into: &actions)
             }
         }
-        let key = insert(notification, deadline: deadline)
+        let key = insert(notification, sequence: sequence, deadline: deadline)
         if let owner {
             let window = policy.lowPriorityBurstWindow.wholeMilliseconds
             if notification.priority >= .immediate || deadline == nil || window <= 0 {
@@ -35,10 +45,14 @@ extension DeliveryStateMachine {
                 // Why: priority 5 and 1 "might get grouped and delivered in bursts" (spec §A.10).
                 hold(key, on: owner, now: now)
             }
+            // A collapsed notification's successor (rule 13) became pending above.
+            deliverPending(for: [notification.token], now: now, into: &actions)
             return actions
         }
         trackDeadline(key)
-        actions.append(Self.change(id, .stored, nil, now, ["reason": .string("device-offline"), "expiresAt": deadline.map { .int($0) }]))
+        actions.append(
+            Self.change(id, sequence, .stored, nil, now, ["reason": .string("device-offline"), "expiresAt": deadline.map { .int($0) }])
+        )
         limitOfflineStorage(notification.token, newest: id, now: now, into: &actions)
         return actions
     }
@@ -69,9 +83,13 @@ extension DeliveryStateMachine {
             ])
             finish(key, .acknowledged, state: .delivered, now: now, detail: detail, into: &actions)
             actions.append(.delivered(latencyMilliseconds: now - entry.notification.acceptedAtMilliseconds))
-        } else if sessions[sessionID]?.retired.remove(key) != nil {
+            // A newer notification with this `apns-id` waited for this ack (rule 13): it goes out now.
+            deliverPending(for: [entry.notification.token], now: now, into: &actions)
+        } else if let sequence = sessions[sessionID]?.retired.removeValue(forKey: key) {
             let detail = TraceDetail.object(["session": .string(sessionID.description), "device": .string(session.deviceID), "late": .bool(true)])
-            actions.append(.record(DeliveryChange(notificationID: id, event: .acknowledged, atMilliseconds: now, detailJSON: detail)))
+            actions.append(
+                .record(DeliveryChange(notificationID: id, sequence: sequence, event: .acknowledged, atMilliseconds: now, detailJSON: detail))
+            )
         } else {
             let message = "no notification \(id) is waiting for an acknowledgement on this connection"
             actions.append(.refuse(session, id, code: "unknown-notification", message: message))
@@ -97,7 +115,8 @@ extension DeliveryStateMachine {
             sessions[id]?.tokens.remove(token)
         }
         var actions: [Action] = []
-        for key in queues[token] ?? [] {
+        // One at a time: finishing one may make a successor with its `apns-id` pending (rule 13), discarded too.
+        while let key = queues[token]?.first {
             finish(
                 key,
                 .discarded,
@@ -118,14 +137,14 @@ extension DeliveryStateMachine {
         for stored in notifications.sorted(by: { $0.sequence < $1.sequence }) where stored.state == .stored {
             let notification = stored.notification
             // Already here: it was accepted after start-up and its event came first.
-            guard entries[notification.id.key] == nil else { continue }
+            guard entries[notification.id.key] == nil, successors[notification.id.key] == nil else { continue }
             let deadline = expiryDeadline(of: notification)
             guard let deadline, deadline > now else {
                 let reason = deadline == nil ? "expiration-zero-offline" : "expired"
-                actions.append(Self.change(notification.id, .expired, .expired, now, ["reason": .string(reason)]))
+                actions.append(Self.change(notification.id, stored.sequence, .expired, .expired, now, ["reason": .string(reason)]))
                 continue
             }
-            let key = insert(notification, deadline: deadline)
+            let key = insert(notification, sequence: stored.sequence, deadline: deadline)
             trackDeadline(key)
             tokens.insert(notification.token)
         }
@@ -172,11 +191,21 @@ extension DeliveryStateMachine {
 
     static func change(
         _ id: NotificationID,
+        _ sequence: Int64?,
         _ event: TraceEventKind,
         _ state: NotificationState?,
         _ now: Int64,
         _ fields: KeyValuePairs<String, TraceDetail.Value?>
     ) -> Action {
-        .record(DeliveryChange(notificationID: id, event: event, newState: state, atMilliseconds: now, detailJSON: TraceDetail.object(fields)))
+        .record(
+            DeliveryChange(
+                notificationID: id,
+                sequence: sequence,
+                event: event,
+                newState: state,
+                atMilliseconds: now,
+                detailJSON: TraceDetail.object(fields)
+            )
+        )
     }
 }

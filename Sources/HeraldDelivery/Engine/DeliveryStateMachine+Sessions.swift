@@ -82,11 +82,27 @@ extension DeliveryStateMachine {
                     expire(key, now: now, into: &actions)
                     continue
                 }
+                if successors[key] != nil {
+                    // Rule 13: a newer notification with this `apns-id` waited; the store replaced this one, which now
+                    // cannot be acknowledged any more. The newer one waits in its place.
+                    remove(key)
+                    for sent in entry.sentOn { sessions[sent]?.retired.updateValue(entry.sequence, forKey: key) }
+                    promoteSuccessor(of: key)
+                    continue
+                }
                 if case .held = entry.status { sessions[id]?.held.removeAll { $0 == key } }
                 setStatus(key, .pending)
                 let detail = TraceDetail.object(["reason": .string(reason), "session": .string(id.description), "expiresAt": .int(deadline)])
                 actions.append(
-                    .record(DeliveryChange(notificationID: entry.notification.id, event: .stored, atMilliseconds: now, detailJSON: detail))
+                    .record(
+                        DeliveryChange(
+                            notificationID: entry.notification.id,
+                            sequence: entry.sequence,
+                            event: .stored,
+                            atMilliseconds: now,
+                            detailJSON: detail
+                        )
+                    )
                 )
             default:
                 continue

@@ -36,6 +36,8 @@ struct DeliveryStateMachine {
     /// A notification in memory.
     struct Entry {
         var notification: AcceptedNotification
+        /// Its store sequence, which every change names it by; `nil` when the caller did not know it.
+        let sequence: Int64?
         /// Arrival order: smaller is older (restored notifications keep the store's order).
         let order: UInt64
         /// When it expires, in milliseconds; `nil` for `apns-expiration: 0`, which is never stored.
@@ -57,13 +59,16 @@ struct DeliveryStateMachine {
         /// When the held notifications go out.
         var burstDueAt: Int64?
         /// Keys of notifications sent here that reached a final state meanwhile (replaced, discarded,
-        /// expired): a late acknowledgement of one is traced, not refused.
-        var retired: Set<String> = []
+        /// expired), with their store sequences: a late acknowledgement of one is traced, not refused.
+        var retired: [String: Int64?] = [:]
     }
 
     let policy: DeliveryPolicy
     /// Every notification in memory, by the key form of its `apns-id`.
     var entries: [String: Entry] = [:]
+    /// Newer notifications whose `apns-id` a provider reused while the older one was outstanding, by that key:
+    /// each waits until the older is acknowledged or comes back from its session (docs/delivery.md, rule 13).
+    var successors: [String: (notification: AcceptedNotification, sequence: Int64?)] = [:]
     /// Keys of the notifications in memory for each token, oldest first.
     var queues: [DeviceToken: [String]] = [:]
     var sessions: [DeviceSessionID: Session] = [:]
@@ -97,10 +102,10 @@ struct DeliveryStateMachine {
     // MARK: - Bookkeeping shared by the inputs
 
     /// Adds a notification as pending (its deadline is tracked only once it stays pending: ``trackDeadline(_:)``).
-    mutating func insert(_ notification: AcceptedNotification, deadline: Int64?) -> String {
+    mutating func insert(_ notification: AcceptedNotification, sequence: Int64?, deadline: Int64?) -> String {
         let key = notification.id.key
         nextOrder += 1
-        entries[key] = Entry(notification: notification, order: nextOrder, deadline: deadline)
+        entries[key] = Entry(notification: notification, sequence: sequence, order: nextOrder, deadline: deadline)
         queues[notification.token, default: []].append(key)
         pendingCount += 1
         return key
@@ -154,11 +159,31 @@ struct DeliveryStateMachine {
     ) {
         guard let entry = remove(key) else { return }
         if state != .delivered {
-            for id in entry.sentOn { sessions[id]?.retired.insert(key) }
+            for id in entry.sentOn { sessions[id]?.retired.updateValue(entry.sequence, forKey: key) }
         }
         actions.append(
-            .record(DeliveryChange(notificationID: entry.notification.id, event: event, newState: state, atMilliseconds: now, detailJSON: detail))
+            .record(
+                DeliveryChange(
+                    notificationID: entry.notification.id,
+                    sequence: entry.sequence,
+                    event: event,
+                    newState: state,
+                    atMilliseconds: now,
+                    detailJSON: detail
+                )
+            )
         )
+        promoteSuccessor(of: key)
+    }
+
+    /// Makes the newer notification that waited for this `apns-id` pending, once the older left memory.
+    ///
+    /// Not sent here: the caller sends what is pending (``deliverPending(for:now:into:)``) once the token's
+    /// owner is settled.
+    mutating func promoteSuccessor(of key: String) {
+        guard entries[key] == nil, let successor = successors.removeValue(forKey: key) else { return }
+        let promoted = insert(successor.notification, sequence: successor.sequence, deadline: expiryDeadline(of: successor.notification))
+        trackDeadline(promoted)
     }
 
     /// Sends a notification on a session (attempt + 1) and traces `sent`.
@@ -172,7 +197,11 @@ struct DeliveryStateMachine {
         let detail = TraceDetail.object([
             "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
         ])
-        actions.append(.record(DeliveryChange(notificationID: entry.notification.id, event: .sent, atMilliseconds: now, detailJSON: detail)))
+        actions.append(
+            .record(
+                DeliveryChange(notificationID: entry.notification.id, sequence: entry.sequence, event: .sent, atMilliseconds: now, detailJSON: detail)
+            )
+        )
     }
 
     /// Whether a stored notification's time is up: its deadline passed, or it is `apns-expiration: 0`.

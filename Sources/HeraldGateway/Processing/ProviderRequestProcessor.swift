@@ -91,13 +91,13 @@ final class ProviderRequestProcessor: Sendable {
         let metrics = self.metrics
         services.store.enqueue(notification) { result in
             switch result {
-            case .success:
-                onAccepted?(notification)
+            case .success(let sequence):
+                onAccepted?(notification, sequence)
                 metrics.recordAccepted(startedAt: startedAt)
             case .failure:
                 metrics.recordRejected(.internalServerError)
             }
-            completion(result.mapError { $0 })
+            completion(result.map { _ in }.mapError { $0 })
         }
     }
 

@@ -10,17 +10,18 @@ public struct ProviderServices: Sendable {
     public var verifier: ProviderTokenVerifier
     /// The time every rule reads.
     public var clock: any WallClock
-    /// Told of each notification once it is durable, before its `200` is sent (the delivery engine).
+    /// Told of each notification and its store sequence once it is durable, before its `200` is sent (the
+    /// delivery engine, which names the notification by that sequence because a provider may reuse an `apns-id`).
     ///
     /// Runs on the store's writer thread: it must only hand the notification on, never block.
-    public var onAccepted: (@Sendable (AcceptedNotification) -> Void)?
+    public var onAccepted: (@Sendable (AcceptedNotification, Int64) -> Void)?
 
     /// Creates the services.
     public init(
         store: any NotificationStore,
         verifier: ProviderTokenVerifier = ProviderTokenVerifier(),
         clock: any WallClock = SystemWallClock(),
-        onAccepted: (@Sendable (AcceptedNotification) -> Void)? = nil
+        onAccepted: (@Sendable (AcceptedNotification, Int64) -> Void)? = nil
     ) {
         self.store = store
         self.verifier = verifier

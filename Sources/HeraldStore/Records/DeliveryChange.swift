@@ -6,9 +6,15 @@ import HeraldCore
 /// transaction. A state change applies only while the notification is still ``NotificationState/stored``:
 /// `delivered`, `expired`, `replaced` and `discarded` are final, so a late acknowledgement of a notification
 /// that was replaced meanwhile is traced but does not change its state.
+///
+/// A change names its notification by store sequence when the engine knows it: a provider may reuse an
+/// `apns-id`, and then only the sequence tells the older notification from the newer (docs/delivery.md, rule 13).
 public struct DeliveryChange: Hashable, Sendable {
     /// The notification's `apns-id`.
     public var notificationID: NotificationID
+    /// The notification's store sequence (``StoredNotification/sequence``), or `nil` when unknown: the change then
+    /// applies to whichever notification holds the `apns-id`.
+    public var sequence: Int64?
     /// The event to append to its trace.
     public var event: TraceEventKind
     /// The state to move it to, or `nil` to leave the state as it is.
@@ -21,12 +27,14 @@ public struct DeliveryChange: Hashable, Sendable {
     /// Creates a change.
     public init(
         notificationID: NotificationID,
+        sequence: Int64? = nil,
         event: TraceEventKind,
         newState: NotificationState? = nil,
         atMilliseconds: Int64,
         detailJSON: String? = nil
     ) {
         self.notificationID = notificationID
+        self.sequence = sequence
         self.event = event
         self.newState = newState
         self.atMilliseconds = atMilliseconds

@@ -17,24 +17,26 @@ extension SQLiteStore {
 
     /// Writes a batch of delivery changes in one IMMEDIATE transaction, in order.
     ///
-    /// For each change: the trace event is appended when the `apns-id` is stored (a change for an unknown id
+    /// For each change: the trace event is appended when its notification is stored (a change for an unknown one
     /// is skipped, not an error), then the state moves — only while it is still `stored`, because the other
     /// states are final. Any failure (a detail that is not a JSON object, a state the schema does not know,
     /// the database) rolls the whole batch back and is thrown as a ``StoreError``.
     ///
+    /// A change with a ``DeliveryChange/sequence`` applies to that row (its primary key, also the fast path: the
+    /// random `apns-id` index is mostly out of the cache by then). When that row is gone because a provider reused
+    /// the `apns-id`, the event joins the trace of the `apns-id` (where the replaced row's events went) but the
+    /// newer notification's state never moves: a late acknowledgement of the older must not deliver the newer.
+    /// A change without a sequence applies to whichever notification holds the `apns-id`.
+    ///
     /// The hot path of delivery: the statements are prepared once per connection, reused, and bound with SQLite's
-    /// C API (`DirectStatement`). A notification the group commit inserted recently is found by its sequence number
-    /// (`RecentSequences`), checked against its `apns-id`; any other by its `apns-id`.
+    /// C API (`DirectStatement`).
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
-        let keys = changes.map(\.notificationID.key)
-        let hints = recentSequences.withLock { recent in keys.map { recent.sequence(ofKey: $0) } }
         try await write { db in
             let statements = try DeliveryStatements(db)
-            for (index, change) in changes.enumerated() {
-                let key = keys[index]
-                guard let row = try statements.appendEvent(change, key: key, hint: hints[index], db) else { continue }
+            for change in changes {
+                guard let row = try statements.appendEvent(change, db) else { continue }
                 guard let newState = change.newState else { continue }
                 try statements.moveState(of: row, to: newState)
             }
@@ -72,7 +74,7 @@ private struct DeliveryStatements {
     let moveStateBySequence: DirectStatement
     let moveStateByKey: DirectStatement
 
-    /// How the row of a stored notification was found.
+    /// Where a change's event went, and so which row's state it may move.
     enum Row {
         case sequence(Int64)
         case key(String)
@@ -80,27 +82,30 @@ private struct DeliveryStatements {
 
     init(_ db: Database) throws {
         let append = "INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail) SELECT seq, apns_id, ?, ?, ? FROM notification"
-        appendEventBySequence = try DirectStatement(db, sql: append + " WHERE seq = ? AND apns_id = ?")
+        appendEventBySequence = try DirectStatement(db, sql: append + " WHERE seq = ?")
         appendEventByKey = try DirectStatement(db, sql: append + " WHERE apns_id = ?")
         let move = "UPDATE notification SET state = ?"
         moveStateBySequence = try DirectStatement(db, sql: move + " WHERE seq = ? AND state = 'stored'")
         moveStateByKey = try DirectStatement(db, sql: move + " WHERE apns_id = ? AND state = 'stored'")
     }
 
-    /// Appends the change's event when its notification is stored: by the hinted sequence number when the row there
-    /// still has this `apns-id`, else by the `apns-id`. Returns how the row was found, `nil` when it is not stored.
-    func appendEvent(_ change: DeliveryChange, key: String, hint: Int64?, _ db: Database) throws -> Row? {
-        if let hint {
+    /// Appends the change's event and returns the row whose state it may move, or `nil` for none.
+    ///
+    /// By sequence when the change has one; a change whose row was replaced is traced on the `apns-id`'s row and
+    /// moves no state. Without a sequence, by `apns-id`.
+    func appendEvent(_ change: DeliveryChange, _ db: Database) throws -> Row? {
+        if let sequence = change.sequence {
             bindEvent(change, to: appendEventBySequence)
-            appendEventBySequence.bind(hint, at: 4)
-            appendEventBySequence.bind(key, at: 5)
+            appendEventBySequence.bind(sequence, at: 4)
             try appendEventBySequence.run()
-            if db.changesCount == 1 { return .sequence(hint) }
+            if db.changesCount == 1 { return .sequence(sequence) }
         }
+        let key = change.notificationID.key
         bindEvent(change, to: appendEventByKey)
         appendEventByKey.bind(key, at: 4)
         try appendEventByKey.run()
-        return db.changesCount == 1 ? .key(key) : nil
+        guard db.changesCount == 1, change.sequence == nil else { return nil }
+        return .key(key)
     }
 
     /// Moves a notification to `state` if it is still `stored`.

@@ -7,7 +7,7 @@ extension SQLiteStore {
     ///
     /// The completion runs on GRDB's writer queue, or at once on the calling thread when the notification
     /// is refused (``StoreError/overloaded``, ``StoreError/shutDown``).
-    public func enqueue(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+    public func enqueue(_ notification: AcceptedNotification, completion: @escaping @Sendable (Result<Int64, StoreError>) -> Void) {
         let pending = PendingNotification(notification: notification, completion: completion)
         switch commitState.withLock({ $0.enqueue(pending) }) {
         case .startWriter:
@@ -45,26 +45,21 @@ extension SQLiteStore {
         }
     }
 
-    /// Commits one batch in one IMMEDIATE transaction and returns each notification's result.
+    /// Commits one batch in one IMMEDIATE transaction and returns each notification's result: its sequence number.
     ///
     /// A notification that breaks a rule of the schema (an unknown token, a bad value) fails alone; an
     /// error of the transaction itself (lock timeout, I/O, disk full) fails the whole batch.
-    func commit(_ batch: [PendingNotification], _ db: Database) -> [Result<Void, StoreError>] {
-        var results = [Result<Void, StoreError>](repeating: .success(()), count: batch.count)
-        var inserted: [(key: String, sequence: Int64)] = []
-        inserted.reserveCapacity(batch.count)
+    func commit(_ batch: [PendingNotification], _ db: Database) -> [Result<Int64, StoreError>] {
+        var results: [Result<Int64, StoreError>] = []
+        results.reserveCapacity(batch.count)
         do {
             try db.inTransaction(.immediate) {
                 let statements = try NotificationStatements(db)
-                for (index, pending) in batch.enumerated() {
-                    if let error = try insert(pending.notification, statements, db, into: &inserted) {
-                        results[index] = .failure(error)
-                    }
+                for pending in batch {
+                    results.append(try insert(pending.notification, statements, db))
                 }
                 return .commit
             }
-            // Before the completions run, so the delivery journal's changes for these notifications find them.
-            recentSequences.withLock { $0.insert(inserted) }
         } catch {
             let failure = Self.storeError(error)
             logger.info(
@@ -76,16 +71,14 @@ extension SQLiteStore {
         return results
     }
 
-    /// Inserts one notification and its `accepted` event, appending its key and sequence number to `inserted`;
-    /// returns the notification's own error, if any.
+    /// Inserts one notification and its `accepted` event; returns its sequence number or its own error.
     ///
     /// Throws only errors that must fail the transaction.
     private func insert(
         _ notification: AcceptedNotification,
         _ statements: NotificationStatements,
-        _ db: Database,
-        into inserted: inout [(key: String, sequence: Int64)]
-    ) throws -> StoreError? {
+        _ db: Database
+    ) throws -> Result<Int64, StoreError> {
         let key = notification.id.key
         do {
             statements.insertIfNew.bind(notification, key: key)
@@ -98,19 +91,20 @@ extension SQLiteStore {
                     // A notification must never be stored without its `accepted` event: fail the transaction.
                     throw Self.storeError(error)
                 }
-                inserted.append((key, sequence))
-                return nil
+                return .success(sequence)
             }
             // The `apns-id` is already stored: the rare path, in a savepoint so that a failure leaves the
             // older notification in place.
-            var failure: StoreError?
+            // Set by the savepoint's body, which always runs.
+            var result: Result<Int64, StoreError> = .failure(.invalidRecord)
             try db.inSavepoint {
-                failure = try replace(notification, key: key, statements, db, into: &inserted)
-                return failure == nil ? .commit : .rollback
+                result = try replace(notification, key: key, statements, db)
+                if case .success = result { return .commit }
+                return .rollback
             }
-            return failure
+            return result
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            return Self.constraintFailure(error, notification)
+            return .failure(Self.constraintFailure(error, notification))
         }
     }
 
@@ -118,9 +112,8 @@ extension SQLiteStore {
         _ notification: AcceptedNotification,
         key: String,
         _ statements: NotificationStatements,
-        _ db: Database,
-        into inserted: inout [(key: String, sequence: Int64)]
-    ) throws -> StoreError? {
+        _ db: Database
+    ) throws -> Result<Int64, StoreError> {
         statements.selectPrevious.bind(key, at: 1)
         var previousSequence: Int64?
         var previousState: String?
@@ -135,7 +128,7 @@ extension SQLiteStore {
             statements.insert.bind(notification, key: key)
             try statements.insert.run()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            return Self.constraintFailure(error, notification)
+            return .failure(Self.constraintFailure(error, notification))
         }
         let sequence = db.lastInsertedRowID
         if let previousSequence {
@@ -152,8 +145,7 @@ extension SQLiteStore {
         replaced.bind(sequence, at: 5)
         try replaced.run()
         try statements.insertAcceptedTrace(notification, key: key, sequence: sequence)
-        inserted.append((key, sequence))
-        return nil
+        return .success(sequence)
     }
 
     /// The error of a notification that breaks a rule of the schema.

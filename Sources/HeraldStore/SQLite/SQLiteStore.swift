@@ -21,7 +21,7 @@ import Synchronization
 /// "the latest notification is stored" rule (spec §A.10); a reused id must never fail the other
 /// notifications committed in the same transaction.
 public final class SQLiteStore: NotificationStore {
-    typealias Completion = @Sendable (Result<Void, StoreError>) -> Void
+    typealias Completion = @Sendable (Result<Int64, StoreError>) -> Void
     typealias CommitState = GroupCommitStateMachine<PendingNotification, CheckedContinuation<Void, Never>>
 
     /// A notification waiting for group commit, and who to tell.
@@ -37,8 +37,6 @@ public final class SQLiteStore: NotificationStore {
     let logger: Logger
     let commitState: Mutex<CommitState>
     let commitStatistics = Mutex(GroupCommitStatistics())
-    /// Where the group commit put recent notifications, for the delivery journal.
-    let recentSequences = Mutex(RecentSequences())
     let registry = Mutex(RegistryCache())
 
     /// Opens (creating when needed) the database in `configuration.dataDirectory` and migrates it.

@@ -55,7 +55,7 @@ func makeNotification(
 }
 
 /// Enqueues through the callback form and waits for the completion.
-func enqueueAndWait(_ store: SQLiteStore, _ notification: AcceptedNotification) async -> Result<Void, StoreError> {
+func enqueueAndWait(_ store: SQLiteStore, _ notification: AcceptedNotification) async -> Result<Int64, StoreError> {
     await withCheckedContinuation { continuation in
         store.enqueue(notification) { continuation.resume(returning: $0) }
     }
