@@ -30,18 +30,11 @@ struct InspectionAPITests {
         fixture.clock.advance(seconds: 1)
         let current = try await store.registerAppToken(deviceID: phone.device.id, bundleID: Self.app, environment: .sandbox)
         let payload = #"{"aps" : {"alert":"Hello"}, "n": 1.50}"#
-        let notification = AcceptedNotification(
-            id: .random(),
+        let notification = makeNotification(
             token: current.token.token,
-            topic: Self.app,
-            bundleID: Self.app,
-            environment: .sandbox,
-            pushType: .alert,
-            priority: .immediate,
-            expiration: nil,
             collapseID: "c1",
-            payload: Array(payload.utf8),
-            acceptedAtMilliseconds: fixture.clock.nowMilliseconds()
+            acceptedAt: fixture.clock.nowMilliseconds(),
+            payload: payload
         )
         try await store.accept(notification)
         try await store.record([

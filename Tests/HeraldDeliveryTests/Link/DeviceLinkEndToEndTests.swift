@@ -9,22 +9,6 @@ import Testing
 struct DeviceLinkEndToEndTests {
     static let app = "com.example.app"
 
-    private func makeNotification(token: DeviceToken, at milliseconds: Int64, body: String = "Hello") -> AcceptedNotification {
-        AcceptedNotification(
-            id: .random(),
-            token: token,
-            topic: Self.app,
-            bundleID: Self.app,
-            environment: .sandbox,
-            pushType: .alert,
-            priority: .immediate,
-            expiration: nil,
-            collapseID: nil,
-            payload: Array(#"{"aps":{"alert":"\#(body)"}}"#.utf8),
-            acceptedAtMilliseconds: milliseconds
-        )
-    }
-
     /// Stores the notification as the gateway does, then hands it to the engine.
     private func accept(_ notification: AcceptedNotification, _ fixture: LinkServerFixture) async throws {
         try await fixture.store.accept(notification)
@@ -53,7 +37,11 @@ struct DeviceLinkEndToEndTests {
         try await LinkServerFixture.with(runsEngine: true) { fixture in
             let client = try await fixture.connect(as: try await fixture.addDevice())
             let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
-            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            let notification = makeNotification(
+                token: registration.token,
+                acceptedAt: fixture.clock.nowMilliseconds(),
+                payload: #"{"aps":{"alert":"Hello"}}"#
+            )
             try await accept(notification, fixture)
 
             let received = try await nextNotification(client)
@@ -73,7 +61,11 @@ struct DeviceLinkEndToEndTests {
             let credentials = try await fixture.addDevice()
             let first = try await fixture.connect(as: credentials)
             let registration = try await first.register(bundleID: Self.app, environment: .sandbox)
-            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            let notification = makeNotification(
+                token: registration.token,
+                acceptedAt: fixture.clock.nowMilliseconds(),
+                payload: #"{"aps":{"alert":"Hello"}}"#
+            )
             try await accept(notification, fixture)
             #expect(try await nextNotification(first).attempt == 1)
             await first.close()  // before the ack
@@ -102,7 +94,11 @@ struct DeviceLinkEndToEndTests {
             await fixture.engine.waitUntilIdle()
             #expect(!fixture.engine.isOnline(deviceID: credentials.device.id))
 
-            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            let notification = makeNotification(
+                token: registration.token,
+                acceptedAt: fixture.clock.nowMilliseconds(),
+                payload: #"{"aps":{"alert":"Hello"}}"#
+            )
             try await accept(notification, fixture)
             await fixture.engine.waitUntilIdle()
             #expect(try await fixture.store.trace(notification.id).map(\.kind) == [.accepted, .stored])
@@ -139,7 +135,11 @@ struct DeviceLinkEndToEndTests {
         try await LinkServerFixture.with(runsEngine: true) { fixture in
             let client = try await fixture.connect(as: try await fixture.addDevice())
             let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
-            let notification = makeNotification(token: registration.token, at: fixture.clock.nowMilliseconds())
+            let notification = makeNotification(
+                token: registration.token,
+                acceptedAt: fixture.clock.nowMilliseconds(),
+                payload: #"{"aps":{"alert":"Hello"}}"#
+            )
             try await accept(notification, fixture)
             _ = try await nextNotification(client)  // outstanding: never acked
             _ = try await client.unregister(bundleID: Self.app, environment: .sandbox)

@@ -189,18 +189,11 @@ struct DeviceLinkServerTests {
             #expect(sessionID == session.id)
 
             let payload = #"{"aps" : {"alert":"Hello"}, "custom":[1, 2.50]}"#
-            let notification = AcceptedNotification(
-                id: .random(),
+            let notification = makeNotification(
                 token: registration.token,
-                topic: Self.app,
-                bundleID: Self.app,
-                environment: .sandbox,
-                pushType: .alert,
-                priority: .immediate,
-                expiration: nil,
                 collapseID: "c1",
-                payload: Array(payload.utf8),
-                acceptedAtMilliseconds: fixture.clock.nowMilliseconds()
+                acceptedAt: fixture.clock.nowMilliseconds(),
+                payload: payload
             )
             session.deliver(NotificationDelivery(notification: notification, attempt: 3))
             guard case .notification(let received) = try await client.nextMessage() else {

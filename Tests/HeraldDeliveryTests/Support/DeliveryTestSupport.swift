@@ -41,7 +41,8 @@ func makeNotification(
     priority: APNSPriority = .immediate,
     expiration: Int64? = nil,
     collapseID: String? = nil,
-    acceptedAt: Int64 = 1_700_000_000_000
+    acceptedAt: Int64 = 1_700_000_000_000,
+    payload: String = #"{"aps":{"alert":"hello"}}"#
 ) -> AcceptedNotification {
     AcceptedNotification(
         id: id,
@@ -53,7 +54,7 @@ func makeNotification(
         priority: priority,
         expiration: expiration,
         collapseID: collapseID,
-        payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8),
+        payload: Array(payload.utf8),
         acceptedAtMilliseconds: acceptedAt
     )
 }
