@@ -46,7 +46,7 @@ extension DeliveryStateMachine {
                 hold(key, on: owner, now: now)
             }
             // A collapsed notification's successor (rule 13) became pending above.
-            deliverPending(for: [notification.token], now: now, into: &actions)
+            sendPromotedSuccessors(now: now, into: &actions)
             return actions
         }
         trackDeadline(key)
@@ -84,7 +84,7 @@ extension DeliveryStateMachine {
             finish(key, .acknowledged, state: .delivered, now: now, detail: detail, into: &actions)
             actions.append(.delivered(latencyMilliseconds: now - entry.notification.acceptedAtMilliseconds))
             // A newer notification with this `apns-id` waited for this ack (rule 13): it goes out now.
-            deliverPending(for: [entry.notification.token], now: now, into: &actions)
+            sendPromotedSuccessors(now: now, into: &actions)
         } else if let sequence = sessions[sessionID]?.retired.removeValue(forKey: key) {
             let detail = TraceDetail.object(["session": .string(sessionID.description), "device": .string(session.deviceID), "late": .bool(true)])
             actions.append(

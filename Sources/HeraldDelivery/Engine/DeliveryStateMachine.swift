@@ -69,6 +69,8 @@ struct DeliveryStateMachine {
     /// Newer notifications whose `apns-id` a provider reused while the older one was outstanding, by that key:
     /// each waits until the older is acknowledged or comes back from its session (docs/delivery.md, rule 13).
     var successors: [String: (notification: AcceptedNotification, sequence: Int64?)] = [:]
+    /// Tokens of successors made pending since the last ``sendPromotedSuccessors(now:into:)``.
+    var promotedTokens: Set<DeviceToken> = []
     /// Keys of the notifications in memory for each token, oldest first.
     var queues: [DeviceToken: [String]] = [:]
     var sessions: [DeviceSessionID: Session] = [:]
@@ -184,6 +186,18 @@ struct DeliveryStateMachine {
         guard entries[key] == nil, let successor = successors.removeValue(forKey: key) else { return }
         let promoted = insert(successor.notification, sequence: successor.sequence, deadline: expiryDeadline(of: successor.notification))
         trackDeadline(promoted)
+        promotedTokens.insert(successor.notification.token)
+    }
+
+    /// Sends the successors promoted meanwhile whose device is connected.
+    ///
+    /// Why a set and not a call per accept or ack: promotions are rare (a reused `apns-id`), and scanning a token's
+    /// queue on every accepted notification and every ack would cost the common path.
+    mutating func sendPromotedSuccessors(now: Int64, into actions: inout [Action]) {
+        guard !promotedTokens.isEmpty else { return }
+        let tokens = Array(promotedTokens)
+        promotedTokens.removeAll()
+        deliverPending(for: tokens, now: now, into: &actions)
     }
 
     /// Sends a notification on a session (attempt + 1) and traces `sent`.
