@@ -72,6 +72,12 @@ struct ServeCommand: AsyncParsableCommand {
     var perTokenRate = 0
 
     @Option(
+        name: .customLong("generated-apns-id"),
+        help: "The apns-id made for a request without one: time-ordered (UUID version 7, the default) or random (version 4)."
+    )
+    var generatedAPNSID = GeneratedIDFormat.timeOrdered.rawValue
+
+    @Option(
         name: .customLong("retention-hours"),
         help: "Hours finished notifications (delivered, expired, replaced, discarded) and their traces are kept; 0 keeps them forever."
     )
@@ -101,6 +107,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard storageDays >= 0 else { throw CLIFailure("--storage-days must not be negative") }
         guard retentionHours >= 0 else { throw CLIFailure("--retention-hours must not be negative") }
         guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
+        guard let generatedIDFormat = GeneratedIDFormat(rawValue: generatedAPNSID) else {
+            throw CLIFailure("--generated-apns-id must be time-ordered or random, not \(generatedAPNSID)")
+        }
 
         var configuration = HeraldServer.Configuration(dataDirectory: data.url)
         configuration.host = host
@@ -119,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.initialConcurrentStreams = initialStreams
         configuration.idleTimeout = .seconds(Int64(idleTimeout))
         configuration.perTokenRateLimit = perTokenRate
+        configuration.generatedIDFormat = generatedIDFormat
         configuration.eventLoopThreads = eventLoops
         configuration.webEventLoopThreads = eventLoops
         configuration.retention = retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil

@@ -42,6 +42,8 @@ extension HeraldServer {
         public var idleTimeout: Duration = .seconds(3600)
         /// Notifications per second per device token before `TooManyRequests`; 0 = no limit.
         public var perTokenRateLimit = 0
+        /// The form of the `apns-id` made for a request without one.
+        public var generatedIDFormat: GeneratedIDFormat = .timeOrdered
         /// Event-loop threads for the gateway; `nil` = one per core.
         public var eventLoopThreads: Int?
         /// Event-loop threads for the web port; `nil` = one per core.

@@ -53,6 +53,7 @@ public struct HeraldServer: Sendable {
         gatewayConfiguration.initialConcurrentStreams = configuration.initialConcurrentStreams
         gatewayConfiguration.idleTimeout = TimeAmount(configuration.idleTimeout)
         gatewayConfiguration.perTokenRateLimit = configuration.perTokenRateLimit
+        gatewayConfiguration.generatedIDFormat = configuration.generatedIDFormat
         if let threads = configuration.eventLoopThreads { gatewayConfiguration.eventLoopThreads = threads }
         var pki: DevelopmentPKI?
         do {

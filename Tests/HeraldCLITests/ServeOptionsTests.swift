@@ -34,6 +34,14 @@ struct ServeOptionsTests {
         #expect(throws: CLIFailure("--retention-hours must not be negative")) { try negative.makeConfiguration() }
     }
 
+    @Test("--generated-apns-id: time-ordered by default, random, anything else is an error")
+    func generatedAPNSID() throws {
+        #expect(try ServeCommand.parse([]).makeConfiguration().generatedIDFormat == .timeOrdered)
+        #expect(try ServeCommand.parse(["--generated-apns-id", "random"]).makeConfiguration().generatedIDFormat == .random)
+        let bad = try ServeCommand.parse(["--generated-apns-id", "v1"])
+        #expect(throws: CLIFailure("--generated-apns-id must be time-ordered or random, not v1")) { try bad.makeConfiguration() }
+    }
+
     @Test("--event-loops sets the provider ports' and the web port's threads")
     func eventLoops() throws {
         let configuration = try ServeCommand.parse(["--event-loops", "1"]).makeConfiguration()

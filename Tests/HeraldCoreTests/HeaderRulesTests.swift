@@ -133,6 +133,38 @@ struct NotificationIDTests {
         }
     }
 
+    @Test("time-ordered identifiers are lowercase version-7 UUIDs that start with the Unix time in milliseconds")
+    func timeOrderedIDs() {
+        var generator = PooledRandomGenerator()
+        let milliseconds: Int64 = 1_795_000_000_123
+        let ids = (0..<1000).map { _ in NotificationID.timeOrdered(unixMilliseconds: milliseconds, using: &generator).text }
+        #expect(Set(ids).count == 1000)
+        for id in ids {
+            let characters = Array(id)
+            #expect(NotificationID(id) != nil)
+            #expect(id == id.lowercased())
+            #expect(String(characters[0..<8]) + String(characters[9..<13]) == String(milliseconds, radix: 16).leftPadded(to: 12))
+            #expect(characters[14] == "7")
+            #expect("89ab".contains(characters[19]))
+        }
+        let now = SystemWallClock().nowMilliseconds()
+        let current = Array(NotificationID.timeOrdered().text)
+        let stamped = Int64(String(current[0..<8]) + String(current[9..<13]), radix: 16) ?? 0
+        #expect(abs(stamped - now) < 60_000)
+    }
+
+    @Test("time-ordered identifiers made in later milliseconds sort after earlier ones, as text")
+    func timeOrderedSort() {
+        var generator = PooledRandomGenerator()
+        let start: Int64 = 1_795_000_000_000
+        let ids = (0..<2000).map { step in
+            NotificationID.timeOrdered(unixMilliseconds: start + Int64(step) * 7, using: &generator).text
+        }
+        #expect(ids.sorted() == ids)
+        #expect(GeneratedIDFormat.timeOrdered.make().text.count == 36)
+        #expect(Array(GeneratedIDFormat.random.make().text)[14] == "4")
+    }
+
     @Test("the pooled generator's draws differ from one refill to the next and their bits are balanced")
     func pooledGenerator() {
         var generator = PooledRandomGenerator()
@@ -141,5 +173,12 @@ struct NotificationIDTests {
         // 64 bits a draw, half of them set on average; over 4096 draws the mean is 32 ± 0.06 (one standard deviation).
         let meanSetBits = Double(draws.reduce(0) { $0 + $1.nonzeroBitCount }) / Double(draws.count)
         #expect(abs(meanSetBits - 32) < 0.5, "\(meanSetBits)")
+    }
+}
+
+extension String {
+    /// The string with leading zeros up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

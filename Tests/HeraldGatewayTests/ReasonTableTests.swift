@@ -40,6 +40,24 @@ struct ReasonTableTests {
         let id = try #require(response.apnsID)
         #expect(NotificationID(id) != nil)
         #expect(id == id.lowercased())
+        // Time-ordered (version 7) by default; the sandbox's apns-unique-id stays random (version 4).
+        #expect(Array(id)[14] == "7")
+        #expect(Array(try #require(response.uniqueID))[14] == "4")
+        await client.close()
+        await fixture.stop()
+    }
+
+    @Test("generatedIDFormat .random makes version-4 apns-id values for requests without one")
+    func generatedRandomID() async throws {
+        let fixture = try await GatewayFixture.start { $0.generatedIDFormat = .random }
+        let token = try await fixture.registerToken()
+        let client = try await fixture.cleartextClient()
+        let response = try await client.send(path: "/3/device/\(token.hex)", headers: fixture.alertHeaders(), body: GatewayFixture.alertBody)
+        #expect(response.status == 200)
+        let id = try #require(response.apnsID)
+        #expect(Array(id)[14] == "4")
+        let stored = try await fixture.store.listNotifications(token: token, limit: 10)
+        #expect(stored.map(\.notification.id.text) == [id])
         await client.close()
         await fixture.stop()
     }

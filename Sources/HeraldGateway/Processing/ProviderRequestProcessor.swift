@@ -24,6 +24,7 @@ final class ProviderRequestProcessor: Sendable {
     private let policy: ValidationPolicy
     private let rules: ProviderRequestRules
     private let rateLimiter: TokenRateLimiter?
+    private let generatedIDFormat: GeneratedIDFormat
     private let metrics: GatewayMetrics
 
     init(
@@ -35,6 +36,7 @@ final class ProviderRequestProcessor: Sendable {
         self.metrics = metrics
         self.environment = configuration.environment
         self.policy = configuration.policy
+        self.generatedIDFormat = configuration.generatedIDFormat
         self.rules = ProviderRequestRules(environment: configuration.environment, policy: configuration.policy)
         self.rateLimiter = configuration.perTokenRateLimit > 0 ? TokenRateLimiter(perSecond: configuration.perTokenRateLimit) : nil
     }
@@ -64,7 +66,7 @@ final class ProviderRequestProcessor: Sendable {
     func process(head: ProviderRequestHead, body: [UInt8], bodyTooLarge: Bool, connection: inout ProviderConnectionState) -> ProviderDecision {
         let startedAt = ContinuousClock.now
         let providedID = head.apnsID.flatMap { NotificationID($0) }
-        let apnsID = providedID?.text ?? NotificationID.random().text
+        let apnsID = providedID?.text ?? generatedIDFormat.make().text
         // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
         switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {

@@ -40,6 +40,8 @@ public struct GatewayConfiguration: Sendable {
     public var shutdownGracePeriod: TimeAmount = .seconds(10)
     /// Notifications per second accepted for one device token before `TooManyRequests`; 0 means no limit.
     public var perTokenRateLimit = 0
+    /// The form of the `apns-id` made for a request without one (the `apns-unique-id` is always random).
+    public var generatedIDFormat: GeneratedIDFormat = .timeOrdered
     /// The reasons chosen where Apple's are undocumented.
     public var policy = ValidationPolicy()
     /// Event-loop threads; defaults to the number of cores.
