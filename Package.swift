@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // SQLite's process-wide settings, which Swift cannot make itself (`sqlite3_config` is variadic).
+        .target(name: "CHeraldSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Durable storage: SQLite (embedded default).
         .target(
             name: "HeraldStore",
@@ -52,6 +54,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the statements of the hot paths (Sources/HeraldStore/SQLite/DirectStatement.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CHeraldSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

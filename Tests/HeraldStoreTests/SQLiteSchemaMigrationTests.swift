@@ -17,6 +17,7 @@ struct SQLiteSchemaMigrationTests {
     /// allowed), a signing key, a notification and its trace.
     static func makeVersion1File(in directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        SQLiteStore.configureSQLite()
         let pool = try DatabasePool(path: SQLiteStore.Configuration(dataDirectory: directory).databasePath)
         try SQLiteSchema.migrator.migrate(pool, upTo: "v1")
         try pool.write { db in
@@ -109,6 +110,7 @@ struct SQLiteSchemaMigrationTests {
     /// Makes a file migrated up to v2 whose trace of ``apnsID`` has a reused apns-id's history.
     static func makeVersion2File(in directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        SQLiteStore.configureSQLite()
         let pool = try DatabasePool(path: SQLiteStore.Configuration(dataDirectory: directory).databasePath)
         try SQLiteSchema.migrator.migrate(pool, upTo: "v2")
         try pool.write { db in

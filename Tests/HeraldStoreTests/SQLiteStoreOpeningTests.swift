@@ -33,6 +33,17 @@ struct SQLiteStoreOpeningTests {
         }
     }
 
+    @Test("SQLite keeps no memory statistics in a process that opened a store (no global mutex per allocation)")
+    func memoryStatisticsOff() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                _ = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                #expect(SQLiteStore.configureSQLite())
+                #expect(!SQLiteStore.keepsMemoryStatistics)
+            }
+        }
+    }
+
     @Test("Reopening applies no migration twice and keeps the data")
     func migrationsAreIdempotent() async throws {
         try await withTemporaryDirectory { directory in

@@ -1,3 +1,4 @@
+import CHeraldSQLite
 import Foundation
 import GRDB
 import HeraldCore
@@ -51,6 +52,7 @@ public final class SQLiteStore: NotificationStore {
         clock: any WallClock = SystemWallClock(),
         logger: Logger = Logger(label: "herald.store")
     ) throws {
+        Self.configureSQLite()
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -130,3 +132,23 @@ public final class SQLiteStore: NotificationStore {
         }
     }
 }
+
+extension SQLiteStore {
+    /// Makes SQLite's process-wide settings, once, before the process opens its first connection: memory
+    /// statistics off (each allocation inside SQLite otherwise takes a global mutex; docs/performance.md).
+    ///
+    /// Every store calls it when it is created; code that opens SQLite some other way first (a test's own
+    /// `DatabasePool`) calls it before. Returns whether the settings took.
+    @discardableResult
+    public static func configureSQLite() -> Bool {
+        sqliteConfigured
+    }
+
+    /// Whether SQLite keeps its memory statistics in this process (it does not once ``configureSQLite()`` took).
+    public static var keepsMemoryStatistics: Bool {
+        herald_sqlite_memory_statistics_enabled() != 0
+    }
+}
+
+/// The result of the one call of `herald_sqlite_disable_memory_statistics` in this process.
+private let sqliteConfigured: Bool = herald_sqlite_disable_memory_statistics() == 0
