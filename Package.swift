@@ -209,7 +209,14 @@ let package = Package(
             ]
         ),
         // The command line's option handling and output, without a server.
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore"]),
+        .testTarget(
+            name: "HeraldCLITests",
+            dependencies: [
+                "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "HeraldSimulatorTests",
             dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore", "HeraldTestSupport"]

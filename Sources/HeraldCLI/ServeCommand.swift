@@ -78,6 +78,12 @@ struct ServeCommand: AsyncParsableCommand {
     var generatedAPNSID = GeneratedIDFormat.timeOrdered.rawValue
 
     @Option(
+        name: .customLong("shutdown-timeout"),
+        help: "Seconds a graceful shutdown (SIGTERM, SIGINT) may take before the services are cancelled."
+    )
+    var shutdownTimeout = 30
+
+    @Option(
         name: .customLong("retention-hours"),
         help: "Hours finished notifications (delivered, expired, replaced, discarded) and their traces are kept; 0 keeps them forever."
     )
@@ -105,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let eventLoops, eventLoops < 1 { throw CLIFailure("--event-loops must be at least 1") }
         guard offlineSlots >= 1 else { throw CLIFailure("--offline-slots must be at least 1") }
         guard storageDays >= 0 else { throw CLIFailure("--storage-days must not be negative") }
+        guard shutdownTimeout >= 1 else { throw CLIFailure("--shutdown-timeout must be at least 1") }
         guard retentionHours >= 0 else { throw CLIFailure("--retention-hours must not be negative") }
         guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
         guard let generatedIDFormat = GeneratedIDFormat(rawValue: generatedAPNSID) else {
@@ -129,11 +136,28 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.idleTimeout = .seconds(Int64(idleTimeout))
         configuration.perTokenRateLimit = perTokenRate
         configuration.generatedIDFormat = generatedIDFormat
+        configuration.shutdownTimeout = .seconds(Int64(shutdownTimeout))
         configuration.eventLoopThreads = eventLoops
         configuration.webEventLoopThreads = eventLoops
         configuration.retention = retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil
         configuration.synchronous = synchronous == "normal" ? .normal : .full
         return configuration
+    }
+
+    /// The service group of `herald serve`: graceful shutdown on SIGTERM and SIGINT, escalated to cancellation
+    /// after ``HeraldServer/Configuration/shutdownTimeout`` (so a journal that cannot write never holds the process).
+    static func serviceGroupConfiguration(
+        services: [any Service],
+        configuration: HeraldServer.Configuration,
+        logger: Logger
+    ) -> ServiceGroupConfiguration {
+        var group = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        return group
     }
 
     func run() async throws {
@@ -154,11 +178,7 @@ struct ServeCommand: AsyncParsableCommand {
             let gateway = server.gateway
             let web = server.web
             let group = ServiceGroup(
-                configuration: .init(
-                    services: server.services.map { .init(service: $0) },
-                    gracefulShutdownSignals: [.sigterm, .sigint],
-                    logger: logger
-                )
+                configuration: Self.serviceGroupConfiguration(services: server.services, configuration: configuration, logger: logger)
             )
             let host = self.host
             let dataPath = data.url.standardizedFileURL.path

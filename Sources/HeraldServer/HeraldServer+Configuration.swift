@@ -26,6 +26,10 @@ extension HeraldServer {
         /// How long finished notifications (delivered, expired, replaced, discarded) and their traces are kept;
         /// `nil` keeps them forever.
         public var retention: Duration? = .seconds(7 * 24 * 3600)
+        /// How long a graceful shutdown (SIGTERM, SIGINT) may take before the services are cancelled: in-flight
+        /// provider streams finish and the delivery journal is flushed within it, or given up (a change not
+        /// written leaves its notification `stored`, so it is delivered again after a restart, never lost).
+        public var shutdownTimeout: Duration = .seconds(30)
         /// The environment this gateway serves.
         public var environment: APNSEnvironment = .sandbox
         /// A server certificate (PEM) instead of the development one, with ``tlsKeyPath``.

@@ -1,3 +1,5 @@
+import Logging
+import ServiceLifecycle
 import Testing
 
 @testable import HeraldCLI
@@ -40,6 +42,19 @@ struct ServeOptionsTests {
         #expect(try ServeCommand.parse(["--generated-apns-id", "random"]).makeConfiguration().generatedIDFormat == .random)
         let bad = try ServeCommand.parse(["--generated-apns-id", "v1"])
         #expect(throws: CLIFailure("--generated-apns-id must be time-ordered or random, not v1")) { try bad.makeConfiguration() }
+    }
+
+    @Test("--shutdown-timeout bounds graceful shutdown: 30 s by default, escalated to cancellation after it")
+    func shutdownTimeout() throws {
+        let defaults = try ServeCommand.parse([]).makeConfiguration()
+        #expect(defaults.shutdownTimeout == .seconds(30))
+        let configuration = try ServeCommand.parse(["--shutdown-timeout", "5"]).makeConfiguration()
+        #expect(configuration.shutdownTimeout == .seconds(5))
+        let group = ServeCommand.serviceGroupConfiguration(services: [], configuration: configuration, logger: Logger(label: "test"))
+        #expect(group.maximumGracefulShutdownDuration == .seconds(5))
+        #expect(group.gracefulShutdownSignals.map(\.description).sorted() == ["SIGINT", "SIGTERM"])
+        let zero = try ServeCommand.parse(["--shutdown-timeout", "0"])
+        #expect(throws: CLIFailure("--shutdown-timeout must be at least 1")) { try zero.makeConfiguration() }
     }
 
     @Test("--event-loops sets the provider ports' and the web port's threads")

@@ -119,6 +119,38 @@ struct DeliveryJournalTests {
         await engine.waitUntilIdle()
     }
 
+    @Test(
+        "A journal that cannot write does not hold a shutdown past the group's limit: cancelled, it gives the batch up",
+        .timeLimit(.minutes(1))
+    )
+    func failingJournalDoesNotHoldShutdown() async throws {
+        let store = InMemoryDeliveryStore()
+        await store.failNext(Int.max)
+        var configuration = DeliveryEngine.Configuration.forTests
+        configuration.journalRetryDelay = .milliseconds(20)
+        configuration.maximumJournalRetryDelay = .milliseconds(20)
+        let engine = DeliveryEngine(
+            store: store,
+            configuration: configuration,
+            clock: ManualWallClock(milliseconds: t0),
+            logger: Logger(label: "test")
+        )
+        var groupConfiguration = ServiceGroupConfiguration(services: [.init(service: engine)], logger: Logger(label: "test.group"))
+        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(300)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        let notification = makeNotification(token: DeviceToken.random())
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            engine.accepted(notification)
+            while await store.attempts < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            await group.triggerGracefulShutdown()
+            // Without the escalation to cancellation this waits for ever (the write keeps failing).
+            do { try await tasks.waitForAll() } catch {}
+        }
+        #expect(await store.attempts >= 2)
+        #expect(await store.changes.isEmpty)
+    }
+
     @Test("waitUntilIdle during shutdown returns once run() has flushed the journal")
     func waitDuringShutdown() async throws {
         let store = InMemoryDeliveryStore()
