@@ -58,6 +58,9 @@ struct DeliveryStateMachineReuseTests {
         #expect(waiting.changes.map(\.event) == [.stored])
         #expect(waiting.changes.map(\.sequence) == [2])
         #expect(detail(waiting.changes[0])["reason"] as? String == "apns-id-outstanding")
+        // The newer one is not sent yet: it counts as such (herald_notifications_pending), the older as outstanding.
+        #expect(machine.unsentCount == 1 && machine.pendingCount == 0)
+        #expect(machine.outstandingCount == 1)
 
         // The first ack is the older one's: it alone is delivered, and the newer goes out.
         let first = machine.acknowledged(id, session: session.id, now: t0 + 2)
@@ -76,7 +79,7 @@ struct DeliveryStateMachineReuseTests {
         #expect(machine.entries.isEmpty)
         #expect(machine.successors.isEmpty)
         #expect(machine.outstandingCount == 0)
-        #expect(machine.pendingCount == 0)
+        #expect(machine.pendingCount == 0 && machine.unsentCount == 0)
 
         // A third ack has nothing left to acknowledge.
         #expect(machine.acknowledged(id, session: session.id, now: t0 + 4).refusals.map(\.code) == ["unknown-notification"])

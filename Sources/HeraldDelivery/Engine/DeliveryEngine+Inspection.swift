@@ -2,7 +2,8 @@ import HeraldCore
 
 /// How many notifications the engine holds in memory, for metrics.
 public struct DeliveryCounts: Sendable, Hashable {
-    /// Notifications not yet sent: waiting for an offline device, or held for a low-priority burst.
+    /// Notifications not yet sent: waiting for an offline device, held for a low-priority burst, or waiting behind
+    /// an outstanding notification with the same `apns-id`.
     public var pending: Int
     /// Notifications sent and not yet acknowledged.
     public var outstanding: Int

@@ -68,7 +68,7 @@ extension DeliveryEngine {
                 continue
             }
             perform(actions, journal)
-            let counts = DeliveryCounts(pending: machine.pendingCount, outstanding: machine.outstandingCount)
+            let counts = DeliveryCounts(pending: machine.unsentCount, outstanding: machine.outstandingCount)
             snapshot.withLock { $0.counts = counts }
             metrics.pending.set(to: Double(counts.pending))
             metrics.outstanding.set(to: Double(counts.outstanding))

@@ -88,6 +88,10 @@ struct DeliveryStateMachine {
     /// Notifications sent and not yet acknowledged.
     private(set) var outstandingCount = 0
 
+    /// Notifications not yet sent: pending, held, and those waiting behind an outstanding one with their `apns-id`
+    /// (rule 13). What `herald_notifications_pending` reports.
+    var unsentCount: Int { pendingCount + successors.count }
+
     init(policy: DeliveryPolicy) {
         self.policy = policy
     }

@@ -53,7 +53,9 @@ public struct DeliveryMetrics: Sendable {
         )
         pending = registry.makeGauge(
             name: "herald_notifications_pending",
-            help: "Notifications not yet sent: waiting for an offline device or held for a low-priority burst."
+            help:
+                "Notifications not yet sent: waiting for an offline device, held for a low-priority burst, or behind an "
+                + "outstanding one with the same apns-id."
         )
         outstanding = registry.makeGauge(name: "herald_notifications_outstanding", help: "Notifications sent and not yet acknowledged.")
         connectedDevices = registry.makeGauge(name: "herald_devices_connected", help: "Devices with at least one open device-link session.")
