@@ -93,6 +93,16 @@ struct HeaderRulesTests {
         #expect(DeviceToken(hex: "abc") == nil)
         #expect(DeviceToken(hex: "zz" + String(repeating: "0", count: 62)) == nil)
         #expect(DeviceToken.random().hex.count == 64)
+        // 16 to 200 digits, even; every byte checked, wherever it is; a substring of a longer text.
+        #expect(DeviceToken(hex: String(repeating: "A", count: 16))?.hex == String(repeating: "a", count: 16))
+        #expect(DeviceToken(hex: String(repeating: "f", count: 200))?.hex.count == 200)
+        #expect(DeviceToken(hex: String(repeating: "0", count: 14)) == nil)
+        #expect(DeviceToken(hex: String(repeating: "0", count: 202)) == nil)
+        #expect(DeviceToken(hex: String(repeating: "0", count: 63) + "g") == nil)
+        #expect(DeviceToken(hex: String(repeating: "0", count: 62) + "G0") == nil)
+        #expect(DeviceToken(hex: String(repeating: "0", count: 62) + "@0") == nil)
+        let path = "/3/device/" + String(repeating: "Ab", count: 32)
+        #expect(DeviceToken(hex: path.dropFirst(10))?.hex == String(repeating: "ab", count: 32))
     }
 
     @Test("reasons carry Apple's statuses")

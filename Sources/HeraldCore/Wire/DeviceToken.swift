@@ -11,21 +11,30 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible, Codable 
 
     /// Parses a token from its hex form; `nil` when it is not an even-length hex string in range.
     public init?(hex: some StringProtocol) {
-        let utf8 = hex.utf8
-        guard Self.hexLengthRange.contains(utf8.count), utf8.count % 2 == 0 else { return nil }
-        var folded = [UInt8]()
-        folded.reserveCapacity(utf8.count)
+        // Why: the caller's string type is generic across modules, so iterating it would go through protocol
+        // witnesses byte by byte; a native string lends its bytes contiguously (the gateway's hot path).
+        let folded = hex.utf8.withContiguousStorageIfAvailable(Self.folded) ?? Array(hex.utf8).withUnsafeBufferPointer(Self.folded)
+        guard let folded else { return nil }
+        self.hex = folded
+    }
+
+    /// The lowercase form of hex digits, or `nil` when they are not an even number of hex digits in range.
+    private static func folded(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        guard hexLengthRange.contains(utf8.count), utf8.count % 2 == 0 else { return nil }
         for byte in utf8 {
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
-                folded.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"):
-                folded.append(byte + 32)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+                continue
             default:
                 return nil
             }
         }
-        self.hex = String(decoding: folded, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: utf8.count) { output in
+            for (index, byte) in utf8.enumerated() {
+                output[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte + 32 : byte
+            }
+            return utf8.count
+        }
     }
 
     /// Makes a token from raw bytes.
