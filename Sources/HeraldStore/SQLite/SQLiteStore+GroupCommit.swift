@@ -19,6 +19,13 @@ extension SQLiteStore {
         }
     }
 
+    /// Runs `body` on the database's writer queue, ahead of every write queued after this call.
+    ///
+    /// For tests that need a commit to stay in flight: a `body` that waits holds every write behind it.
+    package func runOnWriterQueue(_ body: @escaping @Sendable () -> Void) {
+        pool.asyncWriteWithoutTransaction { _ in body() }
+    }
+
     /// Runs the next batch on the database's writer queue.
     ///
     /// Each batch is its own job on that serial queue, so token and key writes interleave with group

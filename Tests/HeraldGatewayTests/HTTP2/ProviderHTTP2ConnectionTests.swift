@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldCore
 import NIOCore
 import NIOEmbedded
@@ -225,6 +226,47 @@ struct ProviderHTTP2ConnectionTests {
             .goAway(lastStreamID: 1, errorCode: .noError, debugData: ByteBuffer(string: #"{"reason":"IdleTimeout"}"#))
         )
         #expect(frames.contains(goAway))
+        await fixture.stop()
+    }
+
+    @Test("a second ProviderConnectionClosing with a commit in flight waits for it: the push is answered 200, then closed")
+    func secondClosingWaitsForCommit() async throws {
+        let fixture = try await ProcessorFixture.make()
+        let channel = NIOAsyncTestingChannel()
+        try await channel.testingEventLoop.executeInContext {
+            try channel.pipeline.syncOperations.addHandler(fixture.connection(initialStreams: 1, maximumStreams: 10))
+        }
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
+        var peer = HTTP2TestPeer()
+        _ = try await peer.parse(channel.waitForOutboundWrite(as: ByteBuffer.self))
+        // The store's writer is held, so the push's commit stays in flight.
+        let writerHeld = DispatchSemaphore(value: 0)
+        let releaseWriter = DispatchSemaphore(value: 0)
+        // Never leave the writer held, even when an expectation below throws.
+        defer { releaseWriter.signal() }
+        fixture.store.runOnWriterQueue {
+            writerHeld.signal()
+            releaseWriter.wait()
+        }
+        writerHeld.wait()
+        var request = peer.preface()
+        request.writeSettingsAckFrame()
+        request.writeImmutableBuffer(try peer.headers(streamID: 1, fixture.alertRequest()))
+        request.writeImmutableBuffer(peer.data(streamID: 1, GatewayFixture.alertBody))
+        try await channel.writeInbound(request)
+        _ = try await peer.parse(channel.waitForOutboundWrite(as: ByteBuffer.self))  // SETTINGS ACK, limit raised
+        try await channel.testingEventLoop.executeInContext {
+            channel.pipeline.fireUserInboundEventTriggered(ProviderConnectionClosing(reason: .idleTimeout))
+            channel.pipeline.fireUserInboundEventTriggered(ProviderConnectionClosing(reason: .idleTimeout))
+        }
+        let goAway = try await peer.parse(channel.waitForOutboundWrite(as: ByteBuffer.self))
+        #expect(goAway == [.other(.goAway(lastStreamID: 1, errorCode: .noError, debugData: ByteBuffer(string: #"{"reason":"IdleTimeout"}"#)))])
+        #expect(try await channel.testingEventLoop.submit { channel.isActive }.get())
+        releaseWriter.signal()
+        let answer = try await peer.parse(channel.waitForOutboundWrite(as: ByteBuffer.self))
+        #expect(answer.first?.headerFields[":status"] == "200")
+        try await channel.closeFuture.get()
+        #expect(try await fixture.store.counts().notifications == 1)
         await fixture.stop()
     }
 
