@@ -6,7 +6,7 @@ int herald_sqlite_disable_memory_statistics(void) {
 }
 
 int herald_sqlite_memory_statistics_enabled(void) {
-    // With statistics off, sqlite3_status64 reports no high-water mark for allocations made since.
+    // With statistics off SQLite counts nothing, so the memory in use stays zero.
     sqlite3_int64 current = 0;
     sqlite3_int64 highwater = 0;
     sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highwater, 0);

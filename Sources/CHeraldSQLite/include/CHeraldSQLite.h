@@ -10,7 +10,8 @@
 /// Returns 0 when the setting took, -1 when SQLite was already initialized (the statistics then stay on).
 int herald_sqlite_disable_memory_statistics(void);
 
-/// 1 when SQLite keeps memory statistics, 0 when it does not (`SQLITE_CONFIG_MEMSTATUS`'s current value).
+/// 1 when SQLite counts the memory it has in use (its statistics are on), 0 when that count is zero (they are off).
+/// Meaningful once the process has a connection open: with statistics on, an open connection has memory in use.
 int herald_sqlite_memory_statistics_enabled(void);
 
 #endif
