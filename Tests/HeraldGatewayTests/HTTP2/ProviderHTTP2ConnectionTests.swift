@@ -13,13 +13,8 @@ struct ProviderHTTP2ConnectionTests {
     @Test("SETTINGS and the connection window first, then a valid push is answered 200 after its commit")
     func acceptsPush() async throws {
         let fixture = try await ProcessorFixture.make()
-        let channel = NIOAsyncTestingChannel()
-        try await channel.testingEventLoop.executeInContext {
-            try channel.pipeline.syncOperations.addHandler(fixture.connection(initialStreams: 1, maximumStreams: 500))
-        }
-        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
-        var peer = HTTP2TestPeer()
-        let opening = try await peer.parse(channel.waitForOutboundWrite(as: ByteBuffer.self))
+        let (channel, opened, opening) = try await Self.openAsync(fixture, maximumStreams: 500)
+        var peer = opened
         #expect(
             opening == [
                 .other(.settings([.init(parameter: 0x3, value: 1), .init(parameter: 0x6, value: 8000)])),
@@ -232,13 +227,8 @@ struct ProviderHTTP2ConnectionTests {
     @Test("a second ProviderConnectionClosing with a commit in flight waits for it: the push is answered 200, then closed")
     func secondClosingWaitsForCommit() async throws {
         let fixture = try await ProcessorFixture.make()
-        let channel = NIOAsyncTestingChannel()
-        try await channel.testingEventLoop.executeInContext {
-            try channel.pipeline.syncOperations.addHandler(fixture.connection(initialStreams: 1, maximumStreams: 10))
-        }
-        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
-        var peer = HTTP2TestPeer()
-        _ = try await peer.parse(channel.waitForOutboundWrite(as: ByteBuffer.self))
+        let (channel, opened, _) = try await Self.openAsync(fixture, maximumStreams: 10)
+        var peer = opened
         // The store's writer is held, so the push's commit stays in flight.
         let writerHeld = DispatchSemaphore(value: 0)
         let releaseWriter = DispatchSemaphore(value: 0)
@@ -268,6 +258,22 @@ struct ProviderHTTP2ConnectionTests {
         try await channel.closeFuture.get()
         #expect(try await fixture.store.counts().notifications == 1)
         await fixture.stop()
+    }
+
+    /// A connected thread-safe channel (for answers that complete on the store's writer thread) and the server's
+    /// opening frames (one stream until the first valid token), before the client's preface.
+    static func openAsync(
+        _ fixture: ProcessorFixture,
+        maximumStreams: Int
+    ) async throws -> (NIOAsyncTestingChannel, HTTP2TestPeer, [HTTP2TestPeer.ServerFrame]) {
+        let channel = NIOAsyncTestingChannel()
+        try await channel.testingEventLoop.executeInContext {
+            try channel.pipeline.syncOperations.addHandler(fixture.connection(initialStreams: 1, maximumStreams: maximumStreams))
+        }
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
+        var peer = HTTP2TestPeer()
+        let opening = try await peer.parse(channel.waitForOutboundWrite(as: ByteBuffer.self))
+        return (channel, peer, opening)
     }
 
     /// A connected channel past the server's opening frames and the client's preface (whose SETTINGS ACK is read).
