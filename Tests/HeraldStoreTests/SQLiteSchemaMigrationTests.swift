@@ -50,7 +50,7 @@ struct SQLiteSchemaMigrationTests {
             try Self.makeVersion1File(in: directory)
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3"])
+                #expect(applied == ["v1", "v2", "v3", "v4"])
 
                 let id = try #require(NotificationID(Self.apnsID))
                 let stored = try #require(try await store.notification(id))
@@ -99,7 +99,7 @@ struct SQLiteSchemaMigrationTests {
             try await withStore(in: directory) { _ in }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3"])
+                #expect(applied == ["v1", "v2", "v3", "v4"])
                 #expect(try await store.counts().notifications == 1)
             }
         }
@@ -151,10 +151,79 @@ struct SQLiteSchemaMigrationTests {
                 // New events land on the same trace.
                 try await store.record([DeliveryChange(notificationID: id, event: .sent, atMilliseconds: 400)])
                 #expect(try await store.trace(id).map(\.kind) == [.accepted, .replaced, .accepted, .sent])
-                let indexes = try await store.pool.read { db in
-                    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'trace_event'")
+                #expect(trace.map(\.id) == [1, 2, 3])
+            }
+        }
+    }
+
+    /// Makes a file migrated up to v3 with traces of every shape v4 converts.
+    static func makeVersion3File(in directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        SQLiteStore.configureSQLite()
+        let pool = try DatabasePool(path: SQLiteStore.Configuration(dataDirectory: directory).databasePath)
+        try SQLiteSchema.migrator.migrate(pool, upTo: "v3")
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES (?, 'com.example.app', 'sandbox', 1)",
+                arguments: [Self.newer]
+            )
+            let insertNotification = """
+                INSERT INTO notification (apns_id, apns_id_text, token, topic, bundle_id, environment, push_type,
+                    priority, payload, accepted_at, state)
+                VALUES (?, ?, ?, 'com.example.app', 'com.example.app', 'sandbox', 'alert', 10, X'7B7D', ?, ?)
+                """
+            try db.execute(sql: insertNotification, arguments: [Self.other, Self.other, Self.newer, 100, "delivered"])
+            try db.execute(sql: insertNotification, arguments: [Self.apnsID, Self.apnsID, Self.newer, 300, "stored"])
+            let insertEvent = "INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail) VALUES (?, ?, ?, ?, ?)"
+            // Interleaved across the two notifications; a detail written with whitespace and a line feed; an event of
+            // a row that is gone (dropped with the table).
+            try db.execute(sql: insertEvent, arguments: [2, Self.apnsID, 200, "accepted", #"{"seq":0,"token":"t","topic":"p"}"#])
+            try db.execute(sql: insertEvent, arguments: [1, Self.other, 100, "accepted", #"{"seq":1,"token":"t","topic":"p"}"#])
+            try db.execute(sql: insertEvent, arguments: [2, Self.apnsID, 300, "replaced", "{\n  \"reason\" : \"duplicate-apns-id\"\n}"])
+            try db.execute(sql: insertEvent, arguments: [1, Self.other, 150, "acknowledged", nil])
+            try db.execute(sql: insertEvent, arguments: [2, Self.apnsID, 300, "accepted", #"{"seq":2,"token":"t","topic":"p"}"#])
+            try db.execute(sql: insertEvent, arguments: [9, "gone", 400, "sent", nil])
+        }
+        try pool.close()
+    }
+
+    @Test("v4 keeps each trace in its notification's row: every event in order, details minified, the event table gone")
+    func version3TracesMoveIntoRows() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.makeVersion3File(in: directory)
+
+            try await withStore(in: directory) { store in
+                let id = try #require(NotificationID(Self.apnsID))
+                let trace = try await store.trace(id)
+                #expect(trace.map(\.kind) == [.accepted, .replaced, .accepted])
+                #expect(trace.map(\.atMilliseconds) == [200, 300, 300])
+                #expect(
+                    trace.map(\.detailJSON) == [
+                        #"{"seq":0,"token":"t","topic":"p"}"#, #"{"reason":"duplicate-apns-id"}"#, #"{"seq":2,"token":"t","topic":"p"}"#,
+                    ]
+                )
+                #expect(trace.map(\.id) == [1, 2, 3])
+                let other = try await store.trace(try #require(NotificationID(Self.other)))
+                #expect(other.map(\.kind) == [.accepted, .acknowledged])
+                #expect(other.map(\.detailJSON) == [#"{"seq":1,"token":"t","topic":"p"}"#, nil])
+                #expect(try await store.counts().traceEvents == 5)
+                #expect(try await store.notification(id)?.state == .stored)
+
+                // The pending list is served by the partial index; the old table and index are gone.
+                #expect(try await store.pendingNotifications().map(\.notification.id.key) == [Self.apnsID])
+                let schema = try await store.pool.read { db in
+                    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name IN ('notification', 'trace_event') ORDER BY name")
                 }
-                #expect(indexes == ["trace_event_by_notification_seq"])
+                #expect(schema == ["notification", "notification_by_token", "notification_stored", "sqlite_autoindex_notification_1"])
+                let plan = try await store.pool.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT seq FROM notification WHERE state = 'stored' ORDER BY seq")
+                        .map { row -> String in row["detail"] }.joined(separator: " ")
+                }
+                #expect(plan.contains("notification_stored"), "\(plan)")
+
+                // New events append to the converted trace.
+                try await store.record([DeliveryChange(notificationID: id, event: .sent, atMilliseconds: 400, detailJSON: #"{"attempt":1}"#)])
+                #expect(try await store.trace(id).last?.detailJSON == #"{"attempt":1}"#)
             }
         }
     }

@@ -86,14 +86,16 @@ struct SQLiteStoreGroupCommitTests {
                 #expect(trace.first?.atMilliseconds == 1_700_000_000_042)
                 #expect(trace.first?.detailJSON == #"{"seq":1,"token":"\#(token.hex)","topic":"com.example.\"odd\\topic\u0001"}"#)
 
-                // A reused apns-id: the replaced event and the new accepted event, as the schema's json_object writes them.
+                // A reused apns-id: the older row's history keeps its own accepted detail, then the replaced event and
+                // the new accepted event.
                 // The new row gets 4: the first attempt (`ON CONFLICT DO NOTHING`) used up 3, and AUTOINCREMENT never reuses.
                 var again = notification
                 again.acceptedAtMilliseconds = 1_700_000_000_099
                 try await store.accept(again)
                 let details = try await store.trace(id).map(\.detailJSON)
                 #expect(
-                    details.dropFirst() == [
+                    details == [
+                        #"{"seq":1,"token":"\#(token.hex)","topic":"com.example.\"odd\\topic\u0001"}"#,
                         #"{"reason":"duplicate-apns-id","previousSeq":1,"previousState":"stored","replacedBySeq":4}"#,
                         #"{"seq":4,"token":"\#(token.hex)","topic":"com.example.\"odd\\topic\u0001"}"#,
                     ]

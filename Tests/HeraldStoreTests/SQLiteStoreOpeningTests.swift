@@ -52,7 +52,7 @@ struct SQLiteStoreOpeningTests {
             }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3"])
+                #expect(applied == ["v1", "v2", "v3", "v4"])
                 #expect(try store.lookup(token)?.bundleID == "com.example.app")
             }
         }
@@ -89,13 +89,15 @@ struct SQLiteStoreOpeningTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                try await store.accept(makeNotification(token: token))
                 let invalid = [
                     "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES ('ABCD', 'a', 'sandbox', 0)",
                     "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES ('\(String(repeating: "0", count: 64))', 'a', 'staging', 0)",
                     "DELETE FROM device_token WHERE token = '\(token.hex)'",
                     "INSERT INTO signing_key (key_id, team_id, environment, public_key_pem, created_at) VALUES ('K 1', 'T', 'both', '-----BEGIN PUBLIC KEY-----', 0)",
                     "INSERT INTO signing_key (key_id, team_id, environment, topics, public_key_pem, created_at) VALUES ('K1', 'T', 'both', '{}', '-----BEGIN PUBLIC KEY-----', 0)",
-                    "INSERT INTO trace_event (notification_seq, apns_id, at, kind) VALUES (1, 'x', 0, 'Accepted!')",
+                    "UPDATE notification SET trace = 'accepted'",
+                    "UPDATE notification SET trace = '{\"at\":1,\"kind\":\"accepted\"}'",
                     "UPDATE registry_revision SET value = -1",
                 ]
                 for sql in invalid {

@@ -24,6 +24,9 @@ enum SQLiteSchema {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v4") { db in
+            try migrateToVersion4(db)
+        }
         return migrator
     }
 
@@ -215,4 +218,51 @@ enum SQLiteSchema {
         "ALTER TABLE trace_event_v3 RENAME TO trace_event",
         "CREATE INDEX trace_event_by_notification_seq ON trace_event (notification_seq, id)",
     ]
+
+    /// v4: a notification's trace is a column of its row (``TraceText``), not rows of `trace_event`; the index of
+    /// `stored` notifications is partial.
+    ///
+    /// Why: each event row cost as much to write as the notification itself (a table row, an index entry, the
+    /// AUTOINCREMENT counter, the JSON check), and the gateway benchmark wrote four per notification; appending to
+    /// the row the journal updates anyway costs a fraction (docs/performance.md). `notification_by_state` indexed
+    /// every row by state, so each state change moved an index entry; the delivery engine only ever asks for the
+    /// `stored` ones.
+    ///
+    /// The `trace` column holds lines `{"at":…,"kind":…[,"detail":…]}` followed by a line feed; the CHECK keeps the
+    /// two ends of that form (the store writes whole lines; `json()` has checked each detail).
+    private static func migrateToVersion4(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE notification ADD COLUMN trace TEXT NOT NULL DEFAULT ''
+                    CHECK (trace = '' OR (substr(trace, 1, 6) = '{"at":' AND substr(trace, -1) = char(10)))
+                """
+        )
+        // Each notification's events, oldest first, become its lines (details minified by `json()`).
+        let events = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT event.notification_seq AS seq, event.at, event.kind, json(event.detail) AS detail
+                FROM trace_event AS event JOIN notification ON notification.seq = event.notification_seq
+                ORDER BY event.notification_seq, event.id
+                """
+        )
+        var current: Int64?
+        var text = ""
+        let update = try db.makeStatement(sql: "UPDATE notification SET trace = ? WHERE seq = ?")
+        while let row = try events.next() {
+            let sequence: Int64 = row["seq"]
+            if sequence != current, let previous = current {
+                try update.execute(arguments: [text, previous])
+                text = ""
+            }
+            current = sequence
+            text += TraceText.line(TraceText.Line(atMilliseconds: row["at"], kind: row["kind"], detail: row["detail"]))
+        }
+        if let current {
+            try update.execute(arguments: [text, current])
+        }
+        try db.execute(sql: "DROP TABLE trace_event")
+        try db.execute(sql: "DROP INDEX notification_by_state")
+        try db.execute(sql: "CREATE INDEX notification_stored ON notification (seq) WHERE state = 'stored'")
+    }
 }

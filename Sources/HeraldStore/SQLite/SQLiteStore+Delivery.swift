@@ -4,7 +4,7 @@ import HeraldCore
 extension SQLiteStore {
     /// Every notification still in state ``NotificationState/stored``, oldest first (by sequence).
     ///
-    /// Read in one snapshot; served by the `notification_by_state` index.
+    /// Read in one snapshot; served by the partial index `notification_stored`.
     public func pendingNotifications() async throws -> [StoredNotification] {
         try checkOpen()
         return try await read { db in
@@ -18,9 +18,10 @@ extension SQLiteStore {
     /// Writes a batch of delivery changes in one IMMEDIATE transaction, in order.
     ///
     /// For each change: the trace event is appended when its notification is stored (a change for an unknown one
-    /// is skipped, not an error), then the state moves — only while it is still `stored`, because the other
-    /// states are final. Any failure (a detail that is not a JSON object, a state the schema does not know,
-    /// the database) rolls the whole batch back and is thrown as a ``StoreError``.
+    /// is skipped, not an error), and the state moves in the same update — only while it is still `stored`,
+    /// because the other states are final. Any failure (a kind that is not lowercase letters and `-`, a detail
+    /// that is not a JSON object, a state the schema does not know, the database) rolls the whole batch back and
+    /// is thrown as a ``StoreError``.
     ///
     /// A change with a ``DeliveryChange/sequence`` applies to that row (its primary key, also the fast path: the
     /// random `apns-id` index is mostly out of the cache by then). When that row is gone because a provider reused
@@ -28,17 +29,27 @@ extension SQLiteStore {
     /// newer notification's state never moves: a late acknowledgement of the older must not deliver the newer.
     /// A change without a sequence applies to whichever notification holds the `apns-id`.
     ///
-    /// The hot path of delivery: the statements are prepared once per connection, reused, and bound with SQLite's
-    /// C API (`DirectStatement`).
+    /// The hot path of delivery: one UPDATE per change, prepared once per connection, reused, and bound with
+    /// SQLite's C API (`DirectStatement`).
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
+        for change in changes {
+            guard TraceText.isValidKind(change.event.rawValue) else {
+                throw StoreError.invalidRecord.with(detail: "trace event kind \(change.event.rawValue)")
+            }
+            if let detail = change.detailJSON, !TraceText.looksLikeObject(detail) {
+                throw StoreError.invalidRecord.with(detail: "trace event detail is not a JSON object")
+            }
+        }
         try await write { db in
             let statements = try DeliveryStatements(db)
             for change in changes {
-                guard let row = try statements.appendEvent(change, db) else { continue }
-                guard let newState = change.newState else { continue }
-                try statements.moveState(of: row, to: newState)
+                do {
+                    try statements.apply(change, db)
+                } catch let error as DatabaseError where error.message?.contains("malformed JSON") == true {
+                    throw StoreError.invalidRecord.with(detail: "trace event detail is not JSON")
+                }
             }
         }
     }
@@ -68,63 +79,59 @@ extension SQLiteStore {
 
 /// The delivery journal's statements, prepared once per connection and reused by every batch.
 private struct DeliveryStatements {
-    /// One INSERT … SELECT both checks that the notification exists and appends its event.
-    let appendEventBySequence: DirectStatement
-    let appendEventByKey: DirectStatement
-    let moveStateBySequence: DirectStatement
-    let moveStateByKey: DirectStatement
+    let appendBySequence: DirectStatement
+    let appendByKey: DirectStatement
+    let appendAndMoveBySequence: DirectStatement
+    let appendAndMoveByKey: DirectStatement
 
-    /// Where a change's event went, and so which row's state it may move.
-    enum Row {
+    init(_ db: Database) throws {
+        // ?1 the line up to its detail, ?2 the detail or NULL (`json()` checks and minifies it), ?3 the row, ?4 the
+        // new state. The state is set only by the statements that move it, so that an event alone leaves the
+        // partial index of `stored` notifications alone.
+        let line = "trace = trace || ?1 || coalesce(',\"detail\":' || json(?2), '') || '}' || char(10)"
+        appendBySequence = try DirectStatement(db, sql: "UPDATE notification SET \(line) WHERE seq = ?3")
+        appendByKey = try DirectStatement(db, sql: "UPDATE notification SET \(line) WHERE apns_id = ?3")
+        let move = "UPDATE notification SET state = ?4, \(line)"
+        appendAndMoveBySequence = try DirectStatement(db, sql: move + " WHERE seq = ?3 AND state = 'stored'")
+        appendAndMoveByKey = try DirectStatement(db, sql: move + " WHERE apns_id = ?3 AND state = 'stored'")
+    }
+
+    /// Appends the change's event to its notification's trace and moves the state if it is still `stored`.
+    ///
+    /// By sequence when the change has one; a change whose row was replaced is traced on the `apns-id`'s row and
+    /// moves no state. Without a sequence, by `apns-id`.
+    func apply(_ change: DeliveryChange, _ db: Database) throws {
+        let key = change.notificationID.key
+        if let sequence = change.sequence {
+            if let state = change.newState {
+                appendAndMoveBySequence.bind(state.rawValue, at: 4)
+                if try run(appendAndMoveBySequence, change, row: .sequence(sequence), db) { return }
+            }
+            if try run(appendBySequence, change, row: .sequence(sequence), db) { return }
+            _ = try run(appendByKey, change, row: .key(key), db)
+            return
+        }
+        if let state = change.newState {
+            appendAndMoveByKey.bind(state.rawValue, at: 4)
+            if try run(appendAndMoveByKey, change, row: .key(key), db) { return }
+        }
+        _ = try run(appendByKey, change, row: .key(key), db)
+    }
+
+    private enum Row {
         case sequence(Int64)
         case key(String)
     }
 
-    init(_ db: Database) throws {
-        let append = "INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail) SELECT seq, apns_id, ?, ?, ? FROM notification"
-        appendEventBySequence = try DirectStatement(db, sql: append + " WHERE seq = ?")
-        appendEventByKey = try DirectStatement(db, sql: append + " WHERE apns_id = ?")
-        let move = "UPDATE notification SET state = ?"
-        moveStateBySequence = try DirectStatement(db, sql: move + " WHERE seq = ? AND state = 'stored'")
-        moveStateByKey = try DirectStatement(db, sql: move + " WHERE apns_id = ? AND state = 'stored'")
-    }
-
-    /// Appends the change's event and returns the row whose state it may move, or `nil` for none.
-    ///
-    /// By sequence when the change has one; a change whose row was replaced is traced on the `apns-id`'s row and
-    /// moves no state. Without a sequence, by `apns-id`.
-    func appendEvent(_ change: DeliveryChange, _ db: Database) throws -> Row? {
-        if let sequence = change.sequence {
-            bindEvent(change, to: appendEventBySequence)
-            appendEventBySequence.bind(sequence, at: 4)
-            try appendEventBySequence.run()
-            if db.changesCount == 1 { return .sequence(sequence) }
-        }
-        let key = change.notificationID.key
-        bindEvent(change, to: appendEventByKey)
-        appendEventByKey.bind(key, at: 4)
-        try appendEventByKey.run()
-        guard db.changesCount == 1, change.sequence == nil else { return nil }
-        return .key(key)
-    }
-
-    /// Moves a notification to `state` if it is still `stored`.
-    func moveState(of row: Row, to state: NotificationState) throws {
+    /// Binds the change's line and row, runs the statement; whether it updated a row.
+    private func run(_ statement: DirectStatement, _ change: DeliveryChange, row: Row, _ db: Database) throws -> Bool {
+        statement.bind(TraceText.linePrefix(at: change.atMilliseconds, kind: change.event.rawValue), at: 1)
+        statement.bind(change.detailJSON, at: 2)
         switch row {
-        case .sequence(let sequence):
-            moveStateBySequence.bind(state.rawValue, at: 1)
-            moveStateBySequence.bind(sequence, at: 2)
-            try moveStateBySequence.run()
-        case .key(let key):
-            moveStateByKey.bind(state.rawValue, at: 1)
-            moveStateByKey.bind(key, at: 2)
-            try moveStateByKey.run()
+        case .sequence(let sequence): statement.bind(sequence, at: 3)
+        case .key(let key): statement.bind(key, at: 3)
         }
-    }
-
-    private func bindEvent(_ change: DeliveryChange, to statement: DirectStatement) {
-        statement.bind(change.atMilliseconds, at: 1)
-        statement.bind(change.event.rawValue, at: 2)
-        statement.bind(change.detailJSON, at: 3)
+        try statement.run()
+        return db.changesCount == 1
     }
 }

@@ -78,7 +78,7 @@ extension SQLiteStore {
         return results
     }
 
-    /// Inserts one notification and its `accepted` event; returns its sequence number or its own error.
+    /// Inserts one notification, its trace holding its `accepted` event; returns its sequence number or its own error.
     ///
     /// Throws only errors that must fail the transaction.
     private func insert(
@@ -91,14 +91,7 @@ extension SQLiteStore {
             statements.insertIfNew.bind(notification, key: key)
             try statements.insertIfNew.run()
             if db.changesCount == 1 {
-                let sequence = db.lastInsertedRowID
-                do {
-                    try statements.insertAcceptedTrace(notification, key: key, sequence: sequence)
-                } catch {
-                    // A notification must never be stored without its `accepted` event: fail the transaction.
-                    throw Self.storeError(error)
-                }
-                return .success(sequence)
+                return .success(db.lastInsertedRowID)
             }
             // The `apns-id` is already stored: the rare path, in a savepoint so that a failure leaves the
             // older notification in place.
@@ -115,19 +108,28 @@ extension SQLiteStore {
         }
     }
 
+    /// Replaces the row holding the `apns-id` with the new notification; the older row's trace moves to the new
+    /// row, followed by a `replaced` event (reason `duplicate-apns-id`) and the new `accepted` event.
     private func replace(
         _ notification: AcceptedNotification,
         key: String,
         _ statements: NotificationStatements,
         _ db: Database
     ) throws -> Result<Int64, StoreError> {
-        statements.selectPrevious.bind(key, at: 1)
-        var previousSequence: Int64?
-        var previousState: String?
-        if try statements.selectPrevious.step() {
-            previousSequence = statements.selectPrevious.int64(at: 0)
-            previousState = statements.selectPrevious.text(at: 1)
-            statements.selectPrevious.reset()
+        let select = statements.selectPrevious
+        select.bind(key, at: 1)
+        var previous: (sequence: Int64, state: String, history: String)?
+        if try select.step(), let sequence = select.int64(at: 0), let state = select.text(at: 1) {
+            let trace = select.text(at: 2) ?? ""
+            let history = TraceText.materialized(
+                trace,
+                sequence: sequence,
+                token: select.text(at: 3) ?? "",
+                topic: select.text(at: 4) ?? ""
+            )
+            select.reset()
+            guard let history else { throw StoreError.corruptRecord.with(detail: "trace of notification \(sequence)") }
+            previous = (sequence, state, history)
         }
         statements.delete.bind(key, at: 1)
         try statements.delete.run()
@@ -138,20 +140,19 @@ extension SQLiteStore {
             return .failure(Self.constraintFailure(error, notification))
         }
         let sequence = db.lastInsertedRowID
-        if let previousSequence {
-            // The history of the `apns-id` stays with it: the older row's events move to the new row.
-            statements.moveTrace.bind(sequence, at: 1)
-            statements.moveTrace.bind(previousSequence, at: 2)
-            try statements.moveTrace.run()
-        }
-        let replaced = statements.insertReplacedTrace
-        replaced.bind(key, at: 1)
-        replaced.bind(notification.acceptedAtMilliseconds, at: 2)
-        replaced.bind(previousSequence, at: 3)
-        replaced.bind(previousState, at: 4)
-        replaced.bind(sequence, at: 5)
-        try replaced.run()
-        try statements.insertAcceptedTrace(notification, key: key, sequence: sequence)
+        var detail = #"{"reason":"duplicate-apns-id","previousSeq":"#
+        detail += previous.map { String($0.sequence) } ?? "null"
+        detail += #","previousState":"#
+        detail += previous.map { "\"" + $0.state + "\"" } ?? "null"
+        detail += #","replacedBySeq":"# + String(sequence) + "}"
+        let replaced = TraceText.line(
+            TraceText.Line(atMilliseconds: notification.acceptedAtMilliseconds, kind: TraceEventKind.replaced.rawValue, detail: detail)
+        )
+        // The history of the `apns-id` stays with it, then the replacement and the new acceptance.
+        let trace = (previous?.history ?? "") + replaced + TraceText.acceptedLine(at: notification.acceptedAtMilliseconds)
+        statements.setTrace.bind(trace, at: 1)
+        statements.setTrace.bind(sequence, at: 2)
+        try statements.setTrace.run()
         return .success(sequence)
     }
 
@@ -170,52 +171,25 @@ private struct NotificationStatements {
     let insert: DirectStatement
     let selectPrevious: DirectStatement
     let delete: DirectStatement
-    let insertTrace: DirectStatement
-    let insertReplacedTrace: DirectStatement
-    let moveTrace: DirectStatement
+    let setTrace: DirectStatement
 
     private static let columns = """
         apns_id, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
-        payload, accepted_at
+        payload, accepted_at, trace
         """
 
     init(_ db: Database) throws {
-        let insertSQL = "INSERT INTO notification (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let insertSQL = "INSERT INTO notification (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         insertIfNew = try DirectStatement(db, sql: insertSQL + " ON CONFLICT (apns_id) DO NOTHING")
         insert = try DirectStatement(db, sql: insertSQL)
-        selectPrevious = try DirectStatement(db, sql: "SELECT seq, state FROM notification WHERE apns_id = ?")
+        selectPrevious = try DirectStatement(db, sql: "SELECT seq, state, trace, token, topic FROM notification WHERE apns_id = ?")
         delete = try DirectStatement(db, sql: "DELETE FROM notification WHERE apns_id = ?")
-        insertTrace = try DirectStatement(
-            db,
-            sql: """
-                INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
-                VALUES (?1, ?2, ?3, 'accepted', json_object('seq', ?1, 'token', ?4, 'topic', ?5))
-                """
-        )
-        insertReplacedTrace = try DirectStatement(
-            db,
-            sql: """
-                INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail)
-                VALUES (?5, ?1, ?2, 'replaced', json_object(
-                    'reason', 'duplicate-apns-id', 'previousSeq', ?3, 'previousState', ?4, 'replacedBySeq', ?5))
-                """
-        )
-        moveTrace = try DirectStatement(db, sql: "UPDATE trace_event SET notification_seq = ? WHERE notification_seq = ?")
-    }
-
-    /// Appends the `accepted` event of a notification just inserted with sequence number `sequence`.
-    func insertAcceptedTrace(_ n: AcceptedNotification, key: String, sequence: Int64) throws {
-        insertTrace.bind(sequence, at: 1)
-        insertTrace.bind(key, at: 2)
-        insertTrace.bind(n.acceptedAtMilliseconds, at: 3)
-        insertTrace.bind(n.token.hex, at: 4)
-        insertTrace.bind(n.topic, at: 5)
-        try insertTrace.run()
+        setTrace = try DirectStatement(db, sql: "UPDATE notification SET trace = ? WHERE seq = ?")
     }
 }
 
 extension DirectStatement {
-    /// Binds the twelve columns of ``NotificationStatements``' notification inserts.
+    /// Binds the thirteen columns of ``NotificationStatements``' notification inserts (the trace: its `accepted` line).
     fileprivate func bind(_ n: AcceptedNotification, key: String) {
         bind(key, at: 1)
         bind(n.id.text, at: 2)
@@ -229,5 +203,6 @@ extension DirectStatement {
         bind(n.collapseID, at: 10)
         bind(blob: n.payload, at: 11)
         bind(n.acceptedAtMilliseconds, at: 12)
+        bind(TraceText.acceptedLine(at: n.acceptedAtMilliseconds), at: 13)
     }
 }

@@ -48,23 +48,42 @@ extension SQLiteStore {
     }
 
     /// The trace of one `apns-id`, oldest event first; empty when unknown.
+    ///
+    /// Event ids are the events' positions in the trace, from 1.
     public func trace(_ id: NotificationID) async throws -> [TraceEvent] {
         try checkOpen()
         return try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, apns_id, at, kind, detail FROM trace_event
-                    WHERE notification_seq = (SELECT seq FROM notification WHERE apns_id = ?) ORDER BY id
-                    """,
-                arguments: [id.key]
-            ).map { row in
-                TraceEvent(
-                    id: try row.decode(forColumn: "id"),
-                    notificationKey: try row.decode(forColumn: "apns_id"),
-                    atMilliseconds: try row.decode(forColumn: "at"),
-                    kind: TraceEventKind(rawValue: try row.decode(forColumn: "kind")),
-                    detailJSON: try row.decode(forColumn: "detail")
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT seq, apns_id, token, topic, trace FROM notification WHERE apns_id = ?",
+                    arguments: [id.key]
+                )
+            else { return [] }
+            let sequence: Int64 = try row.decode(forColumn: "seq")
+            let key: String = try row.decode(forColumn: "apns_id")
+            guard let lines = TraceText.lines(try row.decode(forColumn: "trace")) else {
+                throw StoreError.corruptRecord.with(detail: "trace of notification \(sequence)")
+            }
+            var acceptedDetail: String?
+            return try lines.enumerated().map { index, line in
+                var detail = line.detail
+                if line.kind == TraceEventKind.accepted.rawValue, detail == nil {
+                    if acceptedDetail == nil {
+                        acceptedDetail = TraceText.acceptedDetail(
+                            sequence: sequence,
+                            token: try row.decode(forColumn: "token"),
+                            topic: try row.decode(forColumn: "topic")
+                        )
+                    }
+                    detail = acceptedDetail
+                }
+                return TraceEvent(
+                    id: Int64(index + 1),
+                    notificationKey: key,
+                    atMilliseconds: line.atMilliseconds,
+                    kind: TraceEventKind(rawValue: line.kind),
+                    detailJSON: detail
                 )
             }
         }
@@ -85,7 +104,10 @@ extension SQLiteStore {
             return StoreCounts(
                 notifications: byState.values.reduce(0, +),
                 notificationsByState: byState,
-                traceEvents: try Int.fetchOne(db, sql: "SELECT count(*) FROM trace_event") ?? 0,
+                traceEvents: try Int.fetchOne(
+                    db,
+                    sql: "SELECT coalesce(sum(length(trace) - length(replace(trace, char(10), ''))), 0) FROM notification"
+                ) ?? 0,
                 deviceTokens: try tokens?.decode(forColumn: "total") ?? 0,
                 activeDeviceTokens: try tokens?.decode(forColumn: "active") ?? 0,
                 signingKeys: try Int.fetchOne(db, sql: "SELECT count(*) FROM signing_key") ?? 0,

@@ -21,7 +21,7 @@ public struct PruneBatch: Sendable, Hashable {
 
 extension SQLiteStore {
     /// Deletes notifications in a final state (`delivered`, `expired`, `replaced`, `discarded`) accepted before
-    /// `cutoff` (milliseconds since the epoch), with every trace event of their `apns-id`; one short transaction.
+    /// `cutoff` (milliseconds since the epoch), with their traces (a column of the row); one short transaction.
     ///
     /// Looks at up to `limit` notifications in sequence order after `after`; stops at the first one accepted at
     /// or after the cutoff. A notification still `stored` is never deleted, however old: it is waiting for its
@@ -50,10 +50,8 @@ extension SQLiteStore {
                 let state: String = row["state"]
                 if state != NotificationState.stored.rawValue { finished.append(row["seq"]) }
             }
-            let deleteTrace = try db.cachedStatement(sql: "DELETE FROM trace_event WHERE notification_seq = ?")
             let deleteNotification = try db.cachedStatement(sql: "DELETE FROM notification WHERE seq = ?")
             for sequence in finished {
-                try deleteTrace.execute(arguments: [sequence])
                 try deleteNotification.execute(arguments: [sequence])
             }
             return PruneBatch(deleted: finished.count, lastSequence: lastSequence, isComplete: isComplete)
