@@ -244,3 +244,149 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 }
+
+@Suite("Delivery changes written together")
+struct SQLiteStoreDeliveryCoalescingTests {
+    /// What a store holds for a set of notifications: states, and traces without the token-bearing accepted details.
+    struct Outcome: Equatable {
+        var states: [NotificationState?]
+        var traces: [[String]]
+    }
+
+    /// Accepts the same notifications (one `apns-id` reused) in a fresh store, applies `batches`, and reads back.
+    static func outcome(of batches: [[DeliveryChange]], ids: [NotificationID], in directory: String) async throws -> Outcome {
+        try await withStore(in: directory) { store in
+            let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+            for (index, id) in [ids[0], ids[1], ids[2], ids[0]].enumerated() {
+                _ = try await store.accept(makeNotification(token: token, id: id, body: "n\(index)", acceptedAt: 1000 + Int64(index)))
+            }
+            for batch in batches { try await store.record(batch) }
+            var outcome = Outcome(states: [], traces: [])
+            for id in ids {
+                outcome.states.append(try await store.notification(id)?.state)
+                let trace = try await store.trace(id)
+                #expect(trace.map(\.id) == (0..<trace.count).map { Int64($0 + 1) })
+                outcome.traces.append(
+                    trace.map { event in
+                        let detail = event.kind == .accepted && event.detailJSON?.contains("\"token\"") == true ? "row" : event.detailJSON ?? "-"
+                        return "\(event.atMilliseconds) \(event.kind) \(detail)"
+                    }
+                )
+            }
+            return outcome
+        }
+    }
+
+    @Test("One batch leaves every trace and state exactly as the same changes written one at a time", arguments: 1...12)
+    func batchEqualsOneByOne(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let ids = [NotificationID.random(), NotificationID.random(), NotificationID.random(), NotificationID.random()]
+        // Sequences as accepted: 1 (ids[0], later replaced by its reuse), 2, 3, then 5 (ids[0] again; 4 was used up by
+        // the conflicting first attempt).
+        let targets: [(NotificationID, Int64?)] = [
+            (ids[0], 1), (ids[0], 5), (ids[0], nil), (ids[1], 2), (ids[1], nil), (ids[2], 3), (ids[3], nil), (ids[3], 9),
+        ]
+        let events: [TraceEventKind] = [.stored, .sent, .acknowledged, .replaced, .displayed, .expired]
+        let states: [NotificationState?] = [nil, nil, nil, .delivered, .replaced, .expired]
+        var changes: [DeliveryChange] = []
+        for step in 0..<40 {
+            let (id, sequence) = targets[Int(random.next() % UInt64(targets.count))]
+            changes.append(
+                DeliveryChange(
+                    notificationID: id,
+                    sequence: sequence,
+                    event: events[Int(random.next() % UInt64(events.count))],
+                    newState: states[Int(random.next() % UInt64(states.count))],
+                    atMilliseconds: 2000 + Int64(step),
+                    detailJSON: random.next() % 2 == 0 ? nil : "{ \"step\" :\n \(step) }"
+                )
+            )
+        }
+        try await withTemporaryDirectory { together in
+            try await withTemporaryDirectory { oneByOne in
+                let batched = try await Self.outcome(of: [changes], ids: ids, in: together)
+                let single = try await Self.outcome(of: changes.map { [$0] }, ids: ids, in: oneByOne)
+                #expect(batched == single)
+                #expect(batched.traces.joined().count > 20)
+            }
+        }
+    }
+
+    @Test("A device's stored and replaced events, interleaved across notifications, land in order with their states")
+    func storedThenReplaced() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                var accepted: [(AcceptedNotification, Int64)] = []
+                for index in 0..<4 {
+                    let notification = makeNotification(token: token, acceptedAt: 1000 + Int64(index))
+                    accepted.append((notification, try await store.accept(notification)))
+                }
+                // The engine's pattern for an offline device: each new one stored, the one before replaced.
+                var batch: [DeliveryChange] = []
+                for (index, (notification, sequence)) in accepted.enumerated() {
+                    batch.append(
+                        DeliveryChange(
+                            notificationID: notification.id,
+                            sequence: sequence,
+                            event: .stored,
+                            atMilliseconds: 2000 + Int64(index),
+                            detailJSON: #"{"reason":"device-offline"}"#
+                        )
+                    )
+                    if index > 0 {
+                        let (previous, previousSequence) = accepted[index - 1]
+                        batch.append(
+                            DeliveryChange(
+                                notificationID: previous.id,
+                                sequence: previousSequence,
+                                event: .replaced,
+                                newState: .replaced,
+                                atMilliseconds: 2000 + Int64(index),
+                                detailJSON: #"{"reason":"offline-storage-limit"}"#
+                            )
+                        )
+                    }
+                }
+                try await store.record(batch)
+                for (index, (notification, _)) in accepted.enumerated() {
+                    let trace = try await store.trace(notification.id)
+                    let last = index == accepted.count - 1
+                    #expect(trace.map(\.kind) == (last ? [.accepted, .stored] : [.accepted, .stored, .replaced]))
+                    #expect(trace.dropFirst().map(\.atMilliseconds) == (last ? [2000 + Int64(index)] : [2000 + Int64(index), 2001 + Int64(index)]))
+                    #expect(try await store.notification(notification.id)?.state == (last ? .stored : .replaced))
+                }
+                #expect(try await store.pendingNotifications().map(\.notification.id) == [accepted[3].0.id])
+            }
+        }
+    }
+
+    @Test("A bad detail in a pair of changes still fails the whole batch")
+    func badDetailInPair() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let notification = makeNotification(token: token)
+                let sequence = try await store.accept(notification)
+                let batch = [
+                    DeliveryChange(notificationID: notification.id, sequence: sequence, event: .sent, atMilliseconds: 1),
+                    DeliveryChange(notificationID: notification.id, sequence: sequence, event: .displayed, atMilliseconds: 2, detailJSON: "{oops"),
+                ]
+                await #expect(throws: StoreError.invalidRecord) { try await store.record(batch) }
+                #expect(try await store.trace(notification.id).map(\.kind) == [.accepted])
+            }
+        }
+    }
+}
+
+/// A small deterministic generator (a 64-bit LCG, high bits), so a failing seed fails the same way again.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state >> 29
+    }
+}

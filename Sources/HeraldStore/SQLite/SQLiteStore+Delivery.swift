@@ -44,14 +44,36 @@ extension SQLiteStore {
         }
         try await write { db in
             let statements = try DeliveryStatements(db)
-            for change in changes {
-                do {
-                    try statements.apply(change, db)
-                } catch let error as DatabaseError where error.message?.contains("malformed JSON") == true {
-                    throw StoreError.invalidRecord.with(detail: "trace event detail is not JSON")
+            do {
+                for group in Self.groupsByNotification(changes) {
+                    try statements.apply(group, of: changes, db)
                 }
+            } catch let error as DatabaseError where error.message?.contains("malformed JSON") == true {
+                throw StoreError.invalidRecord.with(detail: "trace event detail is not JSON")
             }
         }
+    }
+
+    /// The changes' indexes grouped by `apns-id`, each group in order, the groups in order of first appearance.
+    ///
+    /// Why: under load one batch holds several changes of one notification (its `stored` event, then its `replaced`
+    /// event when the next one for the device arrives); written together they cost one UPDATE instead of several.
+    /// Grouping by `apns-id` and not by sequence keeps the order of every row's events exact: changes of different
+    /// `apns-id`s never touch the same row, even when a change falls back from a replaced row to the `apns-id`'s.
+    static func groupsByNotification(_ changes: [DeliveryChange]) -> [[Int]] {
+        var groups: [[Int]] = []
+        var groupOfKey: [String: Int] = [:]
+        groups.reserveCapacity(changes.count)
+        for (index, change) in changes.enumerated() {
+            let key = change.notificationID.key
+            if let group = groupOfKey[key] {
+                groups[group].append(index)
+            } else {
+                groupOfKey[key] = groups.count
+                groups.append([index])
+            }
+        }
+        return groups
     }
 
     /// Stored notifications, newest first (by sequence), addressed to any token the device was ever issued.
@@ -83,17 +105,78 @@ private struct DeliveryStatements {
     let appendByKey: DirectStatement
     let appendAndMoveBySequence: DirectStatement
     let appendAndMoveByKey: DirectStatement
+    /// Two lines at once, for a notification with several changes in the batch.
+    let appendTwoBySequence: DirectStatement
+    let appendTwoAndMoveBySequence: DirectStatement
 
     init(_ db: Database) throws {
         // ?1 the line up to its detail, ?2 the detail or NULL (`json()` checks and minifies it), ?3 the row, ?4 the
-        // new state. The state is set only by the statements that move it, so that an event alone leaves the
-        // partial index of `stored` notifications alone.
-        let line = "trace = trace || ?1 || coalesce(',\"detail\":' || json(?2), '') || '}' || char(10)"
-        appendBySequence = try DirectStatement(db, sql: "UPDATE notification SET \(line) WHERE seq = ?3")
-        appendByKey = try DirectStatement(db, sql: "UPDATE notification SET \(line) WHERE apns_id = ?3")
-        let move = "UPDATE notification SET state = ?4, \(line)"
+        // new state (unused by the statements that do not move it), ?5 and ?6 a second line. The state is set only by the statements that move it, so that an event
+        // alone leaves the partial index of `stored` notifications alone.
+        let line = "?1 || coalesce(',\"detail\":' || json(?2), '') || '}' || char(10)"
+        let secondLine = "?5 || coalesce(',\"detail\":' || json(?6), '') || '}' || char(10)"
+        appendBySequence = try DirectStatement(db, sql: "UPDATE notification SET trace = trace || \(line) WHERE seq = ?3")
+        appendByKey = try DirectStatement(db, sql: "UPDATE notification SET trace = trace || \(line) WHERE apns_id = ?3")
+        let move = "UPDATE notification SET state = ?4, trace = trace || \(line)"
         appendAndMoveBySequence = try DirectStatement(db, sql: move + " WHERE seq = ?3 AND state = 'stored'")
         appendAndMoveByKey = try DirectStatement(db, sql: move + " WHERE apns_id = ?3 AND state = 'stored'")
+        appendTwoBySequence = try DirectStatement(
+            db,
+            sql: "UPDATE notification SET trace = trace || \(line) || \(secondLine) WHERE seq = ?3"
+        )
+        appendTwoAndMoveBySequence = try DirectStatement(
+            db,
+            sql: "UPDATE notification SET state = ?4, trace = trace || \(line) || \(secondLine) WHERE seq = ?3 AND state = 'stored'"
+        )
+    }
+
+    /// Applies the changes at `indexes` (all of one `apns-id`, in order) as one change after the other would.
+    ///
+    /// When they all name the same row by sequence, two at a time: the first pair that holds a state change moves
+    /// the state (if the row is still `stored`: later state changes could not apply after it), the rest append.
+    /// When the row is gone, or the changes name different rows, one at a time.
+    func apply(_ indexes: [Int], of changes: [DeliveryChange], _ db: Database) throws {
+        let first = changes[indexes[0]]
+        guard indexes.count > 1, let sequence = first.sequence,
+            indexes.allSatisfy({ changes[$0].sequence == sequence })
+        else {
+            for index in indexes { try apply(changes[index], db) }
+            return
+        }
+        var movePending = true
+        var start = 0
+        while start < indexes.count {
+            let pair = indexes[start..<min(start + 2, indexes.count)]
+            let state = movePending ? pair.lazy.compactMap({ changes[$0].newState }).first : nil
+            if pair.count == 1 {
+                let change = changes[pair[pair.startIndex]]
+                if let state {
+                    appendAndMoveBySequence.bind(state.rawValue, at: 4)
+                    if try run(appendAndMoveBySequence, change, row: .sequence(sequence), db) {
+                        movePending = false
+                        start += 1
+                        continue
+                    }
+                }
+                guard try run(appendBySequence, change, row: .sequence(sequence), db) else { break }
+            } else {
+                let (a, b) = (changes[pair[pair.startIndex]], changes[pair[pair.startIndex + 1]])
+                if let state {
+                    appendTwoAndMoveBySequence.bind(state.rawValue, at: 4)
+                    if try run(appendTwoAndMoveBySequence, a, b, sequence, db) {
+                        movePending = false
+                        start += 2
+                        continue
+                    }
+                }
+                guard try run(appendTwoBySequence, a, b, sequence, db) else { break }
+            }
+            // Appended without moving: the row is not `stored`, so no later change moves it either.
+            if state != nil { movePending = false }
+            start += pair.count
+        }
+        // The row is gone (a provider reused the `apns-id`): the rest join the `apns-id`'s trace, one at a time.
+        for index in indexes[start...] { try apply(changes[index], db) }
     }
 
     /// Appends the change's event to its notification's trace and moves the state if it is still `stored`.
@@ -131,6 +214,17 @@ private struct DeliveryStatements {
         case .sequence(let sequence): statement.bind(sequence, at: 3)
         case .key(let key): statement.bind(key, at: 3)
         }
+        try statement.run()
+        return db.changesCount == 1
+    }
+
+    /// Binds two changes' lines and the row, runs the statement; whether it updated a row.
+    private func run(_ statement: DirectStatement, _ a: DeliveryChange, _ b: DeliveryChange, _ sequence: Int64, _ db: Database) throws -> Bool {
+        statement.bind(TraceText.linePrefix(at: a.atMilliseconds, kind: a.event.rawValue), at: 1)
+        statement.bind(a.detailJSON, at: 2)
+        statement.bind(sequence, at: 3)
+        statement.bind(TraceText.linePrefix(at: b.atMilliseconds, kind: b.event.rawValue), at: 5)
+        statement.bind(b.detailJSON, at: 6)
         try statement.run()
         return db.changesCount == 1
     }
