@@ -130,6 +130,18 @@ extension Result {
 
 @Suite("Notification identifiers")
 struct NotificationIDTests {
+    @Test("the key is the lowercase form: the text itself when already lowercase, lowered otherwise")
+    func key() throws {
+        let upper = try #require(NotificationID("6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A"))
+        #expect(upper.key == "6f1e9c0b-6f6a-4e0a-9c5e-2e7e1d2c3b4a")
+        #expect(upper.text == "6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A")
+        let mixed = try #require(NotificationID("6f1e9c0b-6f6a-4e0a-9c5e-2e7e1d2c3b4A"))
+        #expect(mixed.key == "6f1e9c0b-6f6a-4e0a-9c5e-2e7e1d2c3b4a")
+        let lower = NotificationID.timeOrdered()
+        #expect(lower.key == lower.text)
+        #expect(lower.key == lower.text.lowercased())
+    }
+
     @Test("random identifiers are lowercase version-4 UUIDs and differ, across several refills of the random pool")
     func randomIDs() {
         let ids = (0..<2000).map { _ in NotificationID.random().text }

@@ -92,7 +92,12 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible, Codab
     }
 
     /// The lowercase form, used as the key of the notification's trace.
-    public var key: String { text.lowercased() }
+    ///
+    /// The text itself when it is lowercase already (every generated identifier, most providers'): no copy. The
+    /// engine and the store ask for it several times per notification.
+    public var key: String {
+        text.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") } ? text.lowercased() : text
+    }
 
     public var description: String { text }
 

@@ -136,11 +136,11 @@ private struct DeliveryStatements {
     /// the state (if the row is still `stored`: later state changes could not apply after it), the rest append.
     /// When the row is gone, or the changes name different rows, one at a time.
     func apply(_ indexes: [Int], of changes: [DeliveryChange], _ db: Database) throws {
-        let first = changes[indexes[0]]
-        guard indexes.count > 1, let sequence = first.sequence,
+        // Changes are read in place (`changes[index]`), never copied out: a copy retains every field.
+        guard indexes.count > 1, let sequence = changes[indexes[0]].sequence,
             indexes.allSatisfy({ changes[$0].sequence == sequence })
         else {
-            for index in indexes { try apply(changes[index], db) }
+            for index in indexes { try apply(changes, index, db) }
             return
         }
         var movePending = true
@@ -148,57 +148,57 @@ private struct DeliveryStatements {
         while start < indexes.count {
             let pair = indexes[start..<min(start + 2, indexes.count)]
             let state = movePending ? pair.lazy.compactMap({ changes[$0].newState }).first : nil
+            let first = pair[pair.startIndex]
             if pair.count == 1 {
-                let change = changes[pair[pair.startIndex]]
                 if let state {
                     appendAndMoveBySequence.bind(state.rawValue, at: 4)
-                    if try run(appendAndMoveBySequence, change, row: .sequence(sequence), db) {
+                    if try run(appendAndMoveBySequence, changes, first, row: .sequence(sequence), db) {
                         movePending = false
                         start += 1
                         continue
                     }
                 }
-                guard try run(appendBySequence, change, row: .sequence(sequence), db) else { break }
+                guard try run(appendBySequence, changes, first, row: .sequence(sequence), db) else { break }
             } else {
-                let (a, b) = (changes[pair[pair.startIndex]], changes[pair[pair.startIndex + 1]])
+                let second = pair[pair.startIndex + 1]
                 if let state {
                     appendTwoAndMoveBySequence.bind(state.rawValue, at: 4)
-                    if try run(appendTwoAndMoveBySequence, a, b, sequence, db) {
+                    if try run(appendTwoAndMoveBySequence, changes, first, second, sequence, db) {
                         movePending = false
                         start += 2
                         continue
                     }
                 }
-                guard try run(appendTwoBySequence, a, b, sequence, db) else { break }
+                guard try run(appendTwoBySequence, changes, first, second, sequence, db) else { break }
             }
             // Appended without moving: the row is not `stored`, so no later change moves it either.
             if state != nil { movePending = false }
             start += pair.count
         }
         // The row is gone (a provider reused the `apns-id`): the rest join the `apns-id`'s trace, one at a time.
-        for index in indexes[start...] { try apply(changes[index], db) }
+        for index in indexes[start...] { try apply(changes, index, db) }
     }
 
     /// Appends the change's event to its notification's trace and moves the state if it is still `stored`.
     ///
     /// By sequence when the change has one; a change whose row was replaced is traced on the `apns-id`'s row and
     /// moves no state. Without a sequence, by `apns-id`.
-    func apply(_ change: DeliveryChange, _ db: Database) throws {
-        let key = change.notificationID.key
-        if let sequence = change.sequence {
-            if let state = change.newState {
+    func apply(_ changes: [DeliveryChange], _ index: Int, _ db: Database) throws {
+        let key = changes[index].notificationID.key
+        if let sequence = changes[index].sequence {
+            if let state = changes[index].newState {
                 appendAndMoveBySequence.bind(state.rawValue, at: 4)
-                if try run(appendAndMoveBySequence, change, row: .sequence(sequence), db) { return }
+                if try run(appendAndMoveBySequence, changes, index, row: .sequence(sequence), db) { return }
             }
-            if try run(appendBySequence, change, row: .sequence(sequence), db) { return }
-            _ = try run(appendByKey, change, row: .key(key), db)
+            if try run(appendBySequence, changes, index, row: .sequence(sequence), db) { return }
+            _ = try run(appendByKey, changes, index, row: .key(key), db)
             return
         }
-        if let state = change.newState {
+        if let state = changes[index].newState {
             appendAndMoveByKey.bind(state.rawValue, at: 4)
-            if try run(appendAndMoveByKey, change, row: .key(key), db) { return }
+            if try run(appendAndMoveByKey, changes, index, row: .key(key), db) { return }
         }
-        _ = try run(appendByKey, change, row: .key(key), db)
+        _ = try run(appendByKey, changes, index, row: .key(key), db)
     }
 
     private enum Row {
@@ -206,10 +206,9 @@ private struct DeliveryStatements {
         case key(String)
     }
 
-    /// Binds the change's line and row, runs the statement; whether it updated a row.
-    private func run(_ statement: DirectStatement, _ change: DeliveryChange, row: Row, _ db: Database) throws -> Bool {
-        statement.bind(TraceText.linePrefix(at: change.atMilliseconds, kind: change.event.rawValue), at: 1)
-        statement.bind(change.detailJSON, at: 2)
+    /// Binds the line of `changes[index]` and the row, runs the statement; whether it updated a row.
+    private func run(_ statement: DirectStatement, _ changes: [DeliveryChange], _ index: Int, row: Row, _ db: Database) throws -> Bool {
+        bindLine(of: changes, index, to: statement, at: 1)
         switch row {
         case .sequence(let sequence): statement.bind(sequence, at: 3)
         case .key(let key): statement.bind(key, at: 3)
@@ -218,14 +217,26 @@ private struct DeliveryStatements {
         return db.changesCount == 1
     }
 
-    /// Binds two changes' lines and the row, runs the statement; whether it updated a row.
-    private func run(_ statement: DirectStatement, _ a: DeliveryChange, _ b: DeliveryChange, _ sequence: Int64, _ db: Database) throws -> Bool {
-        statement.bind(TraceText.linePrefix(at: a.atMilliseconds, kind: a.event.rawValue), at: 1)
-        statement.bind(a.detailJSON, at: 2)
+    /// Binds the lines of `changes[first]` and `changes[second]` and the row, runs the statement; whether it updated a
+    /// row.
+    private func run(
+        _ statement: DirectStatement,
+        _ changes: [DeliveryChange],
+        _ first: Int,
+        _ second: Int,
+        _ sequence: Int64,
+        _ db: Database
+    ) throws -> Bool {
+        bindLine(of: changes, first, to: statement, at: 1)
         statement.bind(sequence, at: 3)
-        statement.bind(TraceText.linePrefix(at: b.atMilliseconds, kind: b.event.rawValue), at: 5)
-        statement.bind(b.detailJSON, at: 6)
+        bindLine(of: changes, second, to: statement, at: 5)
         try statement.run()
         return db.changesCount == 1
+    }
+
+    /// Binds a change's line prefix to parameter `index` and its detail to the next one.
+    private func bindLine(of changes: [DeliveryChange], _ change: Int, to statement: DirectStatement, at index: Int32) {
+        statement.bind(TraceText.linePrefix(at: changes[change].atMilliseconds, kind: changes[change].event.rawValue), at: index)
+        statement.bind(changes[change].detailJSON, at: index + 1)
     }
 }

@@ -45,8 +45,9 @@ extension SQLiteStore {
         case .commit(let batch):
             let results = commit(batch, db)
             commitStatistics.withLock { $0.record(batchSize: batch.count) }
-            for (pending, result) in zip(batch, results) {
-                pending.completion(result)
+            // By index: a `for … in` over the batch would copy each element (a retain per field).
+            for index in batch.indices {
+                batch[index].completion(results[index])
             }
             scheduleNextBatch()
         }
@@ -62,8 +63,8 @@ extension SQLiteStore {
         do {
             try db.inTransaction(.immediate) {
                 let statements = try NotificationStatements(db)
-                for pending in batch {
-                    results.append(try insert(pending.notification, statements, db))
+                for index in batch.indices {
+                    results.append(try insert(batch[index].notification, statements, db))
                 }
                 return .commit
             }
