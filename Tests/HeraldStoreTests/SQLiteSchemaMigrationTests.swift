@@ -107,32 +107,46 @@ struct SQLiteSchemaMigrationTests {
 
     static let other = "7a2e9c0b-6f6a-4e0a-9c5e-2e7e1d2c3b4a"
 
-    /// Makes a file migrated up to v2 whose trace of ``apnsID`` has a reused apns-id's history.
-    static func makeVersion2File(in directory: String) throws {
+    /// Makes a file migrated up to `version` holding the token ``newer``, then runs `body` in one write.
+    static func makeFile(in directory: String, migratedUpTo version: String, _ body: (Database) throws -> Void) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         SQLiteStore.configureSQLite()
         let pool = try DatabasePool(path: SQLiteStore.Configuration(dataDirectory: directory).databasePath)
-        try SQLiteSchema.migrator.migrate(pool, upTo: "v2")
+        try SQLiteSchema.migrator.migrate(pool, upTo: version)
         try pool.write { db in
             try db.execute(
                 sql: "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES (?, 'com.example.app', 'sandbox', 1)",
                 arguments: [Self.newer]
             )
-            let insertNotification = """
+            try body(db)
+        }
+        try pool.close()
+    }
+
+    /// Inserts a notification to ``newer`` the way a version before v4 did (no trace column).
+    static func insertNotification(_ apnsID: String, acceptedAt: Int64, state: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
                 INSERT INTO notification (apns_id, apns_id_text, token, topic, bundle_id, environment, push_type,
-                    priority, payload, accepted_at)
-                VALUES (?, ?, ?, 'com.example.app', 'com.example.app', 'sandbox', 'alert', 10, X'7B7D', ?)
-                """
+                    priority, payload, accepted_at, state)
+                VALUES (?, ?, ?, 'com.example.app', 'com.example.app', 'sandbox', 'alert', 10, X'7B7D', ?, ?)
+                """,
+            arguments: [apnsID, apnsID, Self.newer, acceptedAt, state]
+        )
+    }
+
+    /// Makes a file migrated up to v2 whose trace of ``apnsID`` has a reused apns-id's history.
+    static func makeVersion2File(in directory: String) throws {
+        try makeFile(in: directory, migratedUpTo: "v2") { db in
             // Seq 1: another notification; seq 2: the apns-id's second row (its first, replaced, was deleted).
-            try db.execute(sql: insertNotification, arguments: [Self.other, Self.other, Self.newer, 100])
-            try db.execute(sql: insertNotification, arguments: [Self.apnsID, Self.apnsID, Self.newer, 300])
+            try insertNotification(Self.other, acceptedAt: 100, state: "stored", db)
+            try insertNotification(Self.apnsID, acceptedAt: 300, state: "stored", db)
             let insertEvent = "INSERT INTO trace_event (apns_id, at, kind) VALUES (?, ?, ?)"
             try db.execute(sql: insertEvent, arguments: [Self.apnsID, 200, "accepted"])
             try db.execute(sql: insertEvent, arguments: [Self.other, 210, "accepted"])
             try db.execute(sql: insertEvent, arguments: [Self.apnsID, 300, "replaced"])
             try db.execute(sql: insertEvent, arguments: [Self.apnsID, 300, "accepted"])
         }
-        try pool.close()
     }
 
     @Test("v3 keys trace events by sequence: a v2 trace, a reused apns-id's history included, is kept whole and in order")
@@ -158,22 +172,9 @@ struct SQLiteSchemaMigrationTests {
 
     /// Makes a file migrated up to v3 with traces of every shape v4 converts.
     static func makeVersion3File(in directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        SQLiteStore.configureSQLite()
-        let pool = try DatabasePool(path: SQLiteStore.Configuration(dataDirectory: directory).databasePath)
-        try SQLiteSchema.migrator.migrate(pool, upTo: "v3")
-        try pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES (?, 'com.example.app', 'sandbox', 1)",
-                arguments: [Self.newer]
-            )
-            let insertNotification = """
-                INSERT INTO notification (apns_id, apns_id_text, token, topic, bundle_id, environment, push_type,
-                    priority, payload, accepted_at, state)
-                VALUES (?, ?, ?, 'com.example.app', 'com.example.app', 'sandbox', 'alert', 10, X'7B7D', ?, ?)
-                """
-            try db.execute(sql: insertNotification, arguments: [Self.other, Self.other, Self.newer, 100, "delivered"])
-            try db.execute(sql: insertNotification, arguments: [Self.apnsID, Self.apnsID, Self.newer, 300, "stored"])
+        try makeFile(in: directory, migratedUpTo: "v3") { db in
+            try insertNotification(Self.other, acceptedAt: 100, state: "delivered", db)
+            try insertNotification(Self.apnsID, acceptedAt: 300, state: "stored", db)
             let insertEvent = "INSERT INTO trace_event (notification_seq, apns_id, at, kind, detail) VALUES (?, ?, ?, ?, ?)"
             // Interleaved across the two notifications; a detail written with whitespace and a line feed; an event of
             // a row that is gone (dropped with the table).
@@ -184,7 +185,6 @@ struct SQLiteSchemaMigrationTests {
             try db.execute(sql: insertEvent, arguments: [2, Self.apnsID, 300, "accepted", #"{"seq":2,"token":"t","topic":"p"}"#])
             try db.execute(sql: insertEvent, arguments: [9, "gone", 400, "sent", nil])
         }
-        try pool.close()
     }
 
     @Test("v4 keeps each trace in its notification's row: every event in order, details minified, the event table gone")

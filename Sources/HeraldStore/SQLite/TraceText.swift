@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// The text form of a notification's trace, kept in the `trace` column of its row (schema v4).
 ///
 /// One event per line, oldest first, each line a compact JSON object ending in a line feed:
@@ -55,9 +57,9 @@ enum TraceText {
     /// The detail of a row's own `accepted` event: `{"seq":…,"token":…,"topic":…}`.
     static func acceptedDetail(sequence: Int64, token: String, topic: String) -> String {
         var text = #"{"seq":"# + String(sequence) + #","token":"#
-        appendString(token, to: &text)
+        JSONString.append(token, to: &text)
         text += #","topic":"#
-        appendString(topic, to: &text)
+        JSONString.append(topic, to: &text)
         return text + "}"
     }
 
@@ -124,21 +126,5 @@ enum TraceText {
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-
-    /// Appends `string` as a JSON string (RFC 8259 §7).
-    private static func appendString(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
     }
 }
