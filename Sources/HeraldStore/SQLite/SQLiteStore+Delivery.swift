@@ -29,8 +29,8 @@ extension SQLiteStore {
     /// newer notification's state never moves: a late acknowledgement of the older must not deliver the newer.
     /// A change without a sequence applies to whichever notification holds the `apns-id`.
     ///
-    /// The hot path of delivery: one UPDATE per change, prepared once per connection, reused, and bound with
-    /// SQLite's C API (`DirectStatement`).
+    /// The hot path of delivery: one UPDATE per change (per two changes of one notification, when a batch holds
+    /// several), prepared once per connection, reused, and bound with SQLite's C API (`DirectStatement`).
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
@@ -111,8 +111,8 @@ private struct DeliveryStatements {
 
     init(_ db: Database) throws {
         // ?1 the line up to its detail, ?2 the detail or NULL (`json()` checks and minifies it), ?3 the row, ?4 the
-        // new state (unused by the statements that do not move it), ?5 and ?6 a second line. The state is set only by the statements that move it, so that an event
-        // alone leaves the partial index of `stored` notifications alone.
+        // new state (unused by the statements that do not move it), ?5 and ?6 a second line. The state is set only by
+        // the statements that move it, so that an event alone leaves the partial index of `stored` notifications alone.
         let line = "?1 || coalesce(',\"detail\":' || json(?2), '') || '}' || char(10)"
         let secondLine = "?5 || coalesce(',\"detail\":' || json(?6), '') || '}' || char(10)"
         appendBySequence = try DirectStatement(db, sql: "UPDATE notification SET trace = trace || \(line) WHERE seq = ?3")
@@ -146,34 +146,22 @@ private struct DeliveryStatements {
         var movePending = true
         var start = 0
         while start < indexes.count {
-            let pair = indexes[start..<min(start + 2, indexes.count)]
-            let state = movePending ? pair.lazy.compactMap({ changes[$0].newState }).first : nil
-            let first = pair[pair.startIndex]
-            if pair.count == 1 {
-                if let state {
-                    appendAndMoveBySequence.bind(state.rawValue, at: 4)
-                    if try run(appendAndMoveBySequence, changes, first, row: .sequence(sequence), db) {
-                        movePending = false
-                        start += 1
-                        continue
-                    }
-                }
-                guard try run(appendBySequence, changes, first, row: .sequence(sequence), db) else { break }
-            } else {
-                let second = pair[pair.startIndex + 1]
-                if let state {
-                    appendTwoAndMoveBySequence.bind(state.rawValue, at: 4)
-                    if try run(appendTwoAndMoveBySequence, changes, first, second, sequence, db) {
-                        movePending = false
-                        start += 2
-                        continue
-                    }
-                }
-                guard try run(appendTwoBySequence, changes, first, second, sequence, db) else { break }
+            let lines = indexes[start..<min(start + 2, indexes.count)]
+            let (append, appendAndMove) =
+                lines.count == 1
+                ? (appendBySequence, appendAndMoveBySequence) : (appendTwoBySequence, appendTwoAndMoveBySequence)
+            let state = movePending ? lines.lazy.compactMap({ changes[$0].newState }).first : nil
+            var moved = false
+            if let state {
+                appendAndMove.bind(state.rawValue, at: 4)
+                moved = try run(appendAndMove, changes, lines, row: .sequence(sequence), db)
             }
-            // Appended without moving: the row is not `stored`, so no later change moves it either.
+            if !moved {
+                guard try run(append, changes, lines, row: .sequence(sequence), db) else { break }
+            }
+            // Moved, or appended without moving because the row is no longer `stored`: no later change moves it.
             if state != nil { movePending = false }
-            start += pair.count
+            start += lines.count
         }
         // The row is gone (a provider reused the `apns-id`): the rest join the `apns-id`'s trace, one at a time.
         for index in indexes[start...] { try apply(changes, index, db) }
@@ -188,17 +176,17 @@ private struct DeliveryStatements {
         if let sequence = changes[index].sequence {
             if let state = changes[index].newState {
                 appendAndMoveBySequence.bind(state.rawValue, at: 4)
-                if try run(appendAndMoveBySequence, changes, index, row: .sequence(sequence), db) { return }
+                if try run(appendAndMoveBySequence, changes, CollectionOfOne(index), row: .sequence(sequence), db) { return }
             }
-            if try run(appendBySequence, changes, index, row: .sequence(sequence), db) { return }
-            _ = try run(appendByKey, changes, index, row: .key(key), db)
+            if try run(appendBySequence, changes, CollectionOfOne(index), row: .sequence(sequence), db) { return }
+            _ = try run(appendByKey, changes, CollectionOfOne(index), row: .key(key), db)
             return
         }
         if let state = changes[index].newState {
             appendAndMoveByKey.bind(state.rawValue, at: 4)
-            if try run(appendAndMoveByKey, changes, index, row: .key(key), db) { return }
+            if try run(appendAndMoveByKey, changes, CollectionOfOne(index), row: .key(key), db) { return }
         }
-        _ = try run(appendByKey, changes, index, row: .key(key), db)
+        _ = try run(appendByKey, changes, CollectionOfOne(index), row: .key(key), db)
     }
 
     private enum Row {
@@ -206,30 +194,22 @@ private struct DeliveryStatements {
         case key(String)
     }
 
-    /// Binds the line of `changes[index]` and the row, runs the statement; whether it updated a row.
-    private func run(_ statement: DirectStatement, _ changes: [DeliveryChange], _ index: Int, row: Row, _ db: Database) throws -> Bool {
-        bindLine(of: changes, index, to: statement, at: 1)
+    /// Binds the lines of the changes at `lines` (one or two: parameters 1–2 and 5–6) and the row, runs the statement;
+    /// whether it updated a row.
+    private func run(
+        _ statement: DirectStatement,
+        _ changes: [DeliveryChange],
+        _ lines: some Collection<Int>,
+        row: Row,
+        _ db: Database
+    ) throws -> Bool {
+        for (position, change) in lines.enumerated() {
+            bindLine(of: changes, change, to: statement, at: position == 0 ? 1 : 5)
+        }
         switch row {
         case .sequence(let sequence): statement.bind(sequence, at: 3)
         case .key(let key): statement.bind(key, at: 3)
         }
-        try statement.run()
-        return db.changesCount == 1
-    }
-
-    /// Binds the lines of `changes[first]` and `changes[second]` and the row, runs the statement; whether it updated a
-    /// row.
-    private func run(
-        _ statement: DirectStatement,
-        _ changes: [DeliveryChange],
-        _ first: Int,
-        _ second: Int,
-        _ sequence: Int64,
-        _ db: Database
-    ) throws -> Bool {
-        bindLine(of: changes, first, to: statement, at: 1)
-        statement.bind(sequence, at: 3)
-        bindLine(of: changes, second, to: statement, at: 5)
         try statement.run()
         return db.changesCount == 1
     }
