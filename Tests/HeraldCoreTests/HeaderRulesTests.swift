@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HeraldCore
@@ -140,6 +141,17 @@ struct NotificationIDTests {
         let lower = NotificationID.timeOrdered()
         #expect(lower.key == lower.text)
         #expect(lower.key == lower.text.lowercased())
+    }
+
+    @Test("identifiers are equal when their texts are; a decoded one keys like a parsed one")
+    func equalityAndDecoding() throws {
+        let text = "6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A"
+        let parsed = try #require(NotificationID(text))
+        let decoded = try JSONDecoder().decode([NotificationID].self, from: Data("[\"\(text)\"]".utf8))
+        #expect(decoded == [parsed])
+        #expect(decoded.first?.key == text.lowercased())
+        #expect(Set([parsed, decoded[0], try #require(NotificationID(text.lowercased()))]).count == 2)
+        #expect(parsed != NotificationID(text.lowercased()))
     }
 
     @Test("random identifiers are lowercase version-4 UUIDs and differ, across several refills of the random pool")

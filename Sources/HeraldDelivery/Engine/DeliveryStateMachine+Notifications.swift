@@ -60,12 +60,16 @@ extension DeliveryStateMachine {
     /// Keeps at most `policy.offlineSlotsPerApp` notifications waiting for an offline token; the oldest go.
     private mutating func limitOfflineStorage(_ token: DeviceToken, newest: NotificationID, now: Int64, into actions: inout [Action]) {
         // Why: "APNs stores only one notification per bundle ID … In most cases, the latest" (spec §A.10).
-        let waiting = (queues[token] ?? []).filter { entries[$0]?.status == .pending }
-        let excess = waiting.count - max(1, policy.offlineSlotsPerApp)
+        // Counted, then finished oldest first, without collecting the waiting keys: this runs for every notification
+        // stored for an offline device.
+        guard let queue = queues[token] else { return }
+        var excess = -max(1, policy.offlineSlotsPerApp)
+        for key in queue where entries[key]?.status == .pending { excess += 1 }
         guard excess > 0 else { return }
-        for key in waiting.prefix(excess) {
-            let detail = TraceDetail.object(["reason": .string("offline-storage-limit"), "by": .string(newest.text)])
+        let detail = TraceDetail.object(["reason": .string("offline-storage-limit"), "by": .string(newest.text)])
+        for key in queue where excess > 0 && entries[key]?.status == .pending {
             finish(key, .replaced, state: .replaced, now: now, detail: detail, into: &actions)
+            excess -= 1
         }
     }
 

@@ -34,8 +34,18 @@ struct DeliveryStateMachine {
     }
 
     /// A notification in memory.
+    ///
+    /// The notification itself sits in a shared immutable box: the machine reads entries by value
+    /// (`entries[key]?.status`), and a copy of the box is one retain where a copy of the notification's fields
+    /// is one per string and array.
     struct Entry {
-        var notification: AcceptedNotification
+        private final class Box: Sendable {
+            let notification: AcceptedNotification
+            init(_ notification: AcceptedNotification) { self.notification = notification }
+        }
+
+        private let box: Box
+        var notification: AcceptedNotification { box.notification }
         /// Its store sequence, which every change names it by; `nil` when the caller did not know it.
         let sequence: Int64?
         /// Arrival order: smaller is older (restored notifications keep the store's order).
@@ -47,6 +57,13 @@ struct DeliveryStateMachine {
         var status = Status.pending
         /// Open sessions it was sent on: an acknowledgement from any of them counts.
         var sentOn: [DeviceSessionID] = []
+
+        init(notification: AcceptedNotification, sequence: Int64?, order: UInt64, deadline: Int64?) {
+            self.box = Box(notification)
+            self.sequence = sequence
+            self.order = order
+            self.deadline = deadline
+        }
     }
 
     /// An open device-link session.
