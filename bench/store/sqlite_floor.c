@@ -93,8 +93,11 @@ int main(int argc, char **argv) {
     }
     execute(db, "INSERT INTO registry_revision (id, value) VALUES (1, 0)");
     const char *token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-    execute(db, "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES "
-                "('0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'com.example.app', 'sandbox', 1)");
+    sqlite3_stmt *registration = prepare(db,
+        "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES (?, 'com.example.app', 'sandbox', 1)");
+    sqlite3_bind_text(registration, 1, token, -1, SQLITE_STATIC);
+    run(db, registration);
+    sqlite3_finalize(registration);
 
     /* The group commit's insert and the journal's two-line update (SQLiteStore+GroupCommit, SQLiteStore+Delivery). */
     sqlite3_stmt *insert = prepare(db,
