@@ -259,6 +259,8 @@ let package = Package(
             name: "ProviderExampleTests",
             dependencies: ["HeraldTesting", "HeraldProviderClient", "HeraldCore"],
             path: "Examples/ProviderExample",
+            // The example's own manifest, for building it as a package of its own, is not a source here.
+            exclude: ["Package.swift"],
             sources: ["Sources/OrderNotifier", "Tests/OrderNotifierTests"]
         ),
     ],

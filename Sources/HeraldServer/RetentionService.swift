@@ -44,8 +44,11 @@ public struct RetentionService: Service {
         self.clock = clock
         self.logger = logger
         self.pruned = registry.makeCounter(
-            name: "herald_notifications_pruned_total",
-            help: "Finished notifications deleted with their traces after the retention time."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_pruned_total",
+                unitName: "",
+                helpText: "Finished notifications deleted with their traces after the retention time."
+            )
         )
     }
 

@@ -31,42 +31,83 @@ public struct DeliveryMetrics: Sendable {
     /// Registers the engine's metrics in `registry`.
     public init(registry: PrometheusCollectorRegistry) {
         sent = registry.makeCounter(
-            name: "herald_notifications_sent_total",
-            help: "Notifications sent on a device-link session, each attempt counted (trace event sent)."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_sent_total",
+                unitName: "",
+                helpText: "Notifications sent on a device-link session, each attempt counted (trace event sent)."
+            )
         )
         delivered = registry.makeCounter(
-            name: "herald_notifications_delivered_total",
-            help: "Notifications acknowledged by their device: state delivered (late acknowledgements not counted)."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_delivered_total",
+                unitName: "",
+                helpText: "Notifications acknowledged by their device: state delivered (late acknowledgements not counted)."
+            )
         )
         stored = registry.makeCounter(
-            name: "herald_notifications_stored_total",
-            help: "Notifications kept to be sent later: device offline, session closed or replaced (trace event stored)."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_stored_total",
+                unitName: "",
+                helpText: "Notifications kept to be sent later: device offline, session closed or replaced (trace event stored)."
+            )
         )
-        expired = registry.makeCounter(name: "herald_notifications_expired_total", help: "Notifications that reached state expired.")
+        expired = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_expired_total",
+                unitName: "",
+                helpText: "Notifications that reached state expired."
+            )
+        )
         replaced = registry.makeCounter(
-            name: "herald_notifications_replaced_total",
-            help: "Notifications replaced by the delivery engine (collapse id, offline storage limit)."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_replaced_total",
+                unitName: "",
+                helpText: "Notifications replaced by the delivery engine (collapse id, offline storage limit)."
+            )
         )
         discarded = registry.makeCounter(
-            name: "herald_notifications_discarded_total",
-            help: "Notifications discarded because their token was unregistered."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_discarded_total",
+                unitName: "",
+                helpText: "Notifications discarded because their token was unregistered."
+            )
         )
         pending = registry.makeGauge(
-            name: "herald_notifications_pending",
-            help:
-                "Notifications not yet sent: waiting for an offline device, held for a low-priority burst, or behind an "
-                + "outstanding one with the same apns-id."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_pending",
+                unitName: "",
+                helpText: "Notifications not yet sent: waiting for an offline device, held for a low-priority burst, or behind an "
+                    + "outstanding one with the same apns-id."
+            )
         )
-        outstanding = registry.makeGauge(name: "herald_notifications_outstanding", help: "Notifications sent and not yet acknowledged.")
-        connectedDevices = registry.makeGauge(name: "herald_devices_connected", help: "Devices with at least one open device-link session.")
+        outstanding = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_outstanding",
+                unitName: "",
+                helpText: "Notifications sent and not yet acknowledged."
+            )
+        )
+        connectedDevices = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_devices_connected",
+                unitName: "",
+                helpText: "Devices with at least one open device-link session."
+            )
+        )
         journalBacklog = registry.makeGauge(
-            name: "herald_delivery_journal_backlog",
-            help: "Delivery changes (trace events, state changes) made but not yet written to the store."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_delivery_journal_backlog",
+                unitName: "",
+                helpText: "Delivery changes (trace events, state changes) made but not yet written to the store."
+            )
         )
         deliveryLatency = registry.makeDurationHistogram(
-            name: "herald_delivery_latency_seconds",
-            buckets: Self.deliveryLatencyBuckets,
-            help: "From acceptance (the gateway's commit) to the device's acknowledgement."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_delivery_latency_seconds",
+                unitName: "",
+                helpText: "From acceptance (the gateway's commit) to the device's acknowledgement."
+            ),
+            buckets: Self.deliveryLatencyBuckets
         )
     }
 

@@ -92,7 +92,7 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if close { done.whenComplete { _ in context.close(promise: nil) } }
+        if close { done.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -40,7 +40,7 @@ struct DirectStatement {
     /// Binds text (copied by SQLite).
     func bind(_ value: String, at index: Int32) {
         var value = value
-        value.withUTF8 { bytes in
+        _ = value.withUTF8 { bytes in
             // An empty buffer may have no address, and a NULL pointer would bind SQL NULL instead of ''.
             if let base = bytes.baseAddress {
                 sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
@@ -57,7 +57,7 @@ struct DirectStatement {
 
     /// Binds a blob (copied by SQLite); an empty one is a zero-length blob, not `NULL`.
     func bind(blob bytes: [UInt8], at index: Int32) {
-        bytes.withUnsafeBytes { buffer in
+        _ = bytes.withUnsafeBytes { buffer in
             if let base = buffer.baseAddress {
                 sqlite3_bind_blob(handle, index, base, Int32(buffer.count), transient)
             } else {
