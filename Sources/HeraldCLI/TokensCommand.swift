@@ -41,6 +41,11 @@ struct TokensCommand: AsyncParsableCommand {
                 do {
                     let record = try await store.unregister(deviceToken, atMilliseconds: SystemWallClock().nowMilliseconds())
                     await store.shutdown()
+                    // A running `herald serve` sees the file's change within its registry refresh interval (its gateway
+                    // then answers `410`, its engine discards what waited); returning after two intervals means a push
+                    // sent once this command has returned gets `410` (docs/delivery.md, rule 14).
+                    let interval = SQLiteStore.Configuration(dataDirectory: "").registryRefreshIntervalMilliseconds
+                    try await Task.sleep(for: .milliseconds(2 * interval))
                     print("unregistered \(record.token.hex) at \(record.unregisteredAtMilliseconds ?? 0)")
                 } catch {
                     await store.shutdown()

@@ -33,6 +33,8 @@ public struct HeraldServer: Sendable {
     public let configuration: Configuration
     /// Deletes finished notifications after the retention time, unless retention is off.
     public let retention: RetentionService?
+    /// Hands tokens unregistered by another process (`herald tokens unregister`) to the engine.
+    public let unregistrationWatch: UnregistrationWatch
 
     /// Opens the store, restores the engine and builds the servers.
     ///
@@ -150,6 +152,12 @@ public struct HeraldServer: Sendable {
                 logger: logger
             )
         }
+        self.unregistrationWatch = UnregistrationWatch(
+            store: store,
+            engine: engine,
+            interval: .milliseconds(storeConfiguration.registryRefreshIntervalMilliseconds),
+            logger: logger
+        )
         self.gateway = gateway
         self.store = store
         self.engine = engine
@@ -161,7 +169,7 @@ public struct HeraldServer: Sendable {
     /// The services, in start order: graceful shutdown runs in reverse, so the gateway stops accepting first
     /// and the engine writes its journal last.
     public var services: [any Service] {
-        var services: [any Service] = [engine]
+        var services: [any Service] = [engine, unregistrationWatch]
         if let retention { services.append(retention) }
         if let web { services.append(web) }
         services.append(gateway)

@@ -239,6 +239,25 @@ struct DeliveryStateMachineStorageTests {
         #expect(machine.acknowledged(outstanding.id, session: session.id, now: t0 + 2).refusals.isEmpty)
     }
 
+    @Test("A notification accepted for a token already unregistered is discarded on arrival, nothing is sent")
+    func acceptedAfterUnregistration() throws {
+        var machine = DeliveryStateMachine(policy: DeliveryPolicy())
+        let session = RecordingSession()
+        _ = machine.sessionOpened(session, tokens: [token], now: t0)
+        _ = machine.tokenUnregistered(token, now: t0)
+        let late = makeNotification(token: token)
+        let actions = machine.accepted(late, sequence: 7, now: t0 + 1)
+        let change = try #require(actions.changes.first)
+        #expect(actions.changes.count == 1)
+        #expect(change.event == .discarded && change.newState == .discarded && change.sequence == 7)
+        #expect(detail(change)["reason"] as? String == "token-unregistered")
+        #expect(actions.sends.isEmpty)
+        #expect(machine.entries.isEmpty)
+        // Another token is untouched.
+        let other = makeNotification(token: DeviceToken.random())
+        #expect(machine.accepted(other, now: t0 + 2).changes.kinds == [.stored])
+    }
+
     @Test("A device report becomes a trace event of its kind with its detail; the state is unchanged")
     func deviceReport() throws {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())

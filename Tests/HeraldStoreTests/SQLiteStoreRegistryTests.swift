@@ -142,3 +142,39 @@ struct SQLiteStoreRegistryTests {
         }
     }
 }
+
+@Suite("Unregistered tokens for the engine")
+struct SQLiteStoreUnregistrationTests {
+    @Test("The first pass finds unregistered tokens with waiting notifications; later passes what changed since")
+    func passes() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = ManualWallClock(milliseconds: 1000)
+            try await withStore(in: directory, clock: clock) { store in
+                let waiting = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let idle = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let later = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                try await store.accept(makeNotification(token: waiting))
+                try await store.accept(makeNotification(token: later))
+                try await store.unregister(waiting, atMilliseconds: 5000)
+                try await store.unregister(idle, atMilliseconds: 5001)
+
+                let first = try await store.unregisteredTokens(after: nil)
+                #expect(first.tokens.map(\.token) == [waiting])
+                #expect(first.tokens.map(\.unregisteredAtMilliseconds) == [5000])
+                #expect(try await store.unregisteredTokens(after: first.revision) == UnregisteredTokens(revision: first.revision, tokens: []))
+
+                // Another process (the CLI) unregisters through its own store on the same file.
+                try await withStore(in: directory) { other in
+                    try await other.unregister(later, atMilliseconds: 6000)
+                }
+                // A registration moves the revision too, but is not an unregistration.
+                _ = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let second = try await store.unregisteredTokens(after: first.revision)
+                #expect(second.tokens.map(\.token) == [later])
+                #expect(second.revision > first.revision)
+                // The hot-path lookup answers from the updated cache.
+                #expect(try store.lookup(later)?.unregisteredAtMilliseconds == 6000)
+            }
+        }
+    }
+}

@@ -8,6 +8,11 @@ extension DeliveryStateMachine {
     mutating func accepted(_ notification: AcceptedNotification, sequence: Int64? = nil, now: Int64) -> [Action] {
         var actions: [Action] = []
         let id = notification.id
+        // Accepted while the gateway's registry cache had not yet seen the token's unregistration (rule 14).
+        if unregisteredTokens.contains(notification.token) {
+            actions.append(Self.change(id, sequence, .discarded, .discarded, now, ["reason": .string("token-unregistered")]))
+            return actions
+        }
         // A provider reused an `apns-id`: the store already replaced the row and traced it.
         if case .outstanding = entries[id.key]?.status {
             // Why: an `ack` names only the `apns-id`, so the newer one waits until the older's ack (or its session's
@@ -114,6 +119,7 @@ extension DeliveryStateMachine {
 
     /// A token was unregistered: nothing is sent to it any more and what waited for it is `discarded`.
     mutating func tokenUnregistered(_ token: DeviceToken, now: Int64) -> [Action] {
+        unregisteredTokens.insert(token)
         owners[token] = nil
         for id in sessions.keys where sessions[id]?.tokens.contains(token) == true {
             sessions[id]?.tokens.remove(token)

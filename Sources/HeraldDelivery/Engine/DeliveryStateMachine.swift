@@ -95,6 +95,9 @@ struct DeliveryStateMachine {
     var deviceSessions: [String: [DeviceSessionID]] = [:]
     /// The session each online token is delivered on: the newest open session holding it.
     var owners: [DeviceToken: DeviceSessionID] = [:]
+    /// Tokens known to be unregistered: a notification for one that the gateway accepted before its cache saw the
+    /// unregistration is discarded on arrival (docs/delivery.md, rule 14). Tokens are never registered again.
+    var unregisteredTokens: Set<DeviceToken> = []
     /// Sessions with held notifications.
     var sessionsWithBursts: Set<DeviceSessionID> = []
     /// Deadlines of pending and held notifications (stale items are skipped when they come up).

@@ -92,12 +92,15 @@ struct HeraldExecutableInteropTests {
         #expect(words.count == 4 && words.first == "unregistered" && words[1] == token, "\(unregistered)")
         let unregisteredAt = words.last.flatMap { Int64($0) }
         #expect(unregisteredAt != nil, "\(unregistered)")
-        // The server sees another process's registry changes within its refresh interval (200 ms, docs/performance.md).
-        try await Task.sleep(for: .milliseconds(300))
+        // The command returns once the server has seen the change (docs/delivery.md, rule 14): no wait here. The push
+        // that was stored for the offline token is discarded, and the next push is refused.
         let gone = try await push()
         #expect(gone.status == 410, "\(gone)")
         #expect(gone.reason == "Unregistered", "\(gone)")
         #expect(gone.timestamp != nil && gone.timestamp == unregisteredAt, "\(gone)")
+        let afterUnregister = try await cli("notifications", "list", "--data-dir", data.path, "--json")
+        let discarded = try #require(afterUnregister.lines.first.flatMap(Self.jsonObject), "\(afterUnregister)")
+        #expect(discarded["apnsID"] as? String == apnsID && discarded["state"] as? String == "discarded", "\(afterUnregister)")
 
         // Prometheus on the web port, as a scraper reads it: one push accepted, one answered 410 Unregistered.
         let webPort = try #require(Self.port(after: "metrics:    http://127.0.0.1:", in: banner), "\(banner)")
