@@ -35,6 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var linkPort = 2196
 
+    @Option(
+        name: .customLong("api-token"),
+        help: "Bearer token the web port's /api/ and /metrics require (also HERALD_API_TOKEN); required with a --host that is not loopback."
+    )
+    var apiToken: String?
+
     @Flag(name: .customLong("allow-enrol"), help: "Let devices enrol themselves over the device link (hello with \"enrol\").")
     var allowEnrolment = false
 
@@ -118,8 +124,20 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIFailure("--generated-apns-id must be time-ordered or random, not \(generatedAPNSID)")
         }
 
+        let apiToken = self.apiToken ?? ProcessInfo.processInfo.environment["HERALD_API_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let apiToken, !WebAccessPolicy.isValidToken(apiToken) {
+            throw CLIFailure("--api-token must be 16 to 256 visible ASCII characters without ; , \" or \\")
+        }
+        if apiToken == nil, linkPort >= 0, !WebAccessPolicy.isLoopbackAddress(host) {
+            throw CLIFailure(
+                "--host \(host) is not a loopback address: the web port would let anyone on the network send pushes; "
+                    + "give it a token with --api-token (or HERALD_API_TOKEN), e.g. --api-token $(openssl rand -hex 16)"
+            )
+        }
+
         var configuration = HeraldServer.Configuration(dataDirectory: data.url)
         configuration.host = host
+        configuration.apiToken = apiToken
         configuration.tlsPort = tlsPort >= 0 ? tlsPort : nil
         configuration.cleartextPort = cleartextPort >= 0 ? cleartextPort : nil
         configuration.linkPort = linkPort >= 0 ? linkPort : nil
@@ -181,6 +199,8 @@ struct ServeCommand: AsyncParsableCommand {
                 configuration: Self.serviceGroupConfiguration(services: server.services, configuration: configuration, logger: logger)
             )
             let host = self.host
+            let tokenQuery = configuration.apiToken.map { "?token=\($0)" } ?? ""
+            let tokenNote = configuration.apiToken == nil ? "" : " (needs the API token: authorization: Bearer …)"
             let dataPath = data.url.standardizedFileURL.path
             let trust = tlsSummary
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -198,9 +218,9 @@ struct ServeCommand: AsyncParsableCommand {
                             "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
                             "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
                             "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",
-                            "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
-                            "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
-                            "  console:    \(webPort.map { "http://\(host):\($0)/" } ?? "off") (web console)",
+                            "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")\(tokenNote)",
+                            "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)\(tokenNote)",
+                            "  console:    \(webPort.map { "http://\(host):\($0)/\(tokenQuery)" } ?? "off") (web console)",
                         ] + (keyLine.map { [$0] } ?? []) + ["herald: ready"]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }

@@ -17,6 +17,9 @@ extension HeraldServer {
         public var linkPort: Int? = 2196
         /// Whether devices may enrol themselves over the device link.
         public var allowsEnrolment = false
+        /// The bearer token the web port's `/api/` and `/metrics` require (docs/console.md, "Access"); `nil`: none,
+        /// which `herald serve` allows only on a loopback ``host``.
+        public var apiToken: String?
         /// Notifications kept per app while its device is offline (Apple keeps 1).
         public var offlineSlotsPerApp = 1
         /// How long a notification without `apns-expiration` is kept for an offline device.

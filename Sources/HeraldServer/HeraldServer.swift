@@ -128,6 +128,10 @@ public struct HeraldServer: Sendable {
             linkConfiguration.host = configuration.host
             linkConfiguration.port = linkPort
             linkConfiguration.allowsEnrolment = configuration.allowsEnrolment
+            linkConfiguration.access = WebAccessPolicy(
+                apiToken: configuration.apiToken,
+                loopbackOnly: WebAccessPolicy.isLoopbackAddress(configuration.host)
+            )
             if let threads = configuration.webEventLoopThreads { linkConfiguration.eventLoopThreads = threads }
             web = DeviceLinkServer(
                 configuration: linkConfiguration,

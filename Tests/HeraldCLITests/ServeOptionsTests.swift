@@ -21,6 +21,22 @@ struct ServeOptionsTests {
         #expect(defaults.tlsPort == 2197 && defaults.cleartextPort == 2195 && defaults.linkPort == 2196)
     }
 
+    @Test("--api-token: none on loopback; required with a --host that is not loopback; a token that cannot travel is refused")
+    func apiToken() throws {
+        #expect(try ServeCommand.parse([]).makeConfiguration().apiToken == nil)
+        #expect(try ServeCommand.parse(["--host", "::1"]).makeConfiguration().apiToken == nil)
+        let open = try ServeCommand.parse(["--host", "0.0.0.0"])
+        #expect(throws: CLIFailure.self) { try open.makeConfiguration() }
+        // No web port, nothing to protect.
+        #expect(try ServeCommand.parse(["--host", "0.0.0.0", "--link-port", "-1"]).makeConfiguration().apiToken == nil)
+        let token = "0123456789abcdef0123"
+        #expect(try ServeCommand.parse(["--host", "0.0.0.0", "--api-token", token]).makeConfiguration().apiToken == token)
+        let bad = try ServeCommand.parse(["--api-token", "short"])
+        #expect(throws: CLIFailure("--api-token must be 16 to 256 visible ASCII characters without ; , \" or \\")) {
+            try bad.makeConfiguration()
+        }
+    }
+
     @Test("a port that is not a number is still an error")
     func nonNumericPort() {
         #expect(throws: (any Error).self) { try ServeCommand.parse(["--tls-port", "--h2c-port"]) }

@@ -30,6 +30,19 @@ struct WebSocketMessageAssemblerTests {
         #expect(assembler.receive(frame(.text, "next")) == .text(ByteBuffer(string: "next")))
     }
 
+    @Test("a message in more fragments than the limit is a protocol error, even when every fragment is empty")
+    func fragmentLimit() {
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: 100, maximumFragmentCount: 3)
+        #expect(assembler.receive(frame(.text, "", fin: false)) == nil)
+        #expect(assembler.receive(frame(.continuation, "", fin: false)) == nil)
+        #expect(assembler.receive(frame(.continuation, "", fin: false)) == nil)
+        #expect(assembler.receive(frame(.continuation, "", fin: false)) == .protocolError("a message in more than 3 fragments"))
+        // Exactly at the limit is fine, and the count starts again with each message.
+        #expect(assembler.receive(frame(.text, "a", fin: false)) == nil)
+        #expect(assembler.receive(frame(.continuation, "b", fin: false)) == nil)
+        #expect(assembler.receive(frame(.continuation, "c")) == .text(ByteBuffer(string: "abc")))
+    }
+
     @Test("a message over the limit is reported once and dropped; the next message is read")
     func tooLarge() {
         var assembler = WebSocketMessageAssembler(maximumMessageSize: 4)

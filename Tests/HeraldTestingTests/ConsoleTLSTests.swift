@@ -57,6 +57,7 @@ struct ConsoleTLSTests {
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/api/v1/console/send"))
             var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 15)
             request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "content-type")
             request.httpBody = Data(#"{"token":"\#(token.hex)","payload":"{\"aps\":{\"alert\":\"over TLS\"}}"}"#.utf8)
             let (data, response) = try await URLSession.shared.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)

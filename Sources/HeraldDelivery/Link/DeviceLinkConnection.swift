@@ -20,13 +20,18 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     private var session: DeviceLinkSession?
     private var helloDeadline: Scheduled<Void>?
     private var readingPaused = false
+    /// When the peer last sent a frame (uptime nanoseconds), for ``PeerCheck``.
+    private var lastHeardAt = NIODeadline.now()
     private var closing = false
 
     init(services: DeviceLinkServices) {
         self.services = services
         self.machine = StateMachine(allowsEnrolment: services.configuration.allowsEnrolment)
         let configuration = services.configuration
-        self.assembler = WebSocketMessageAssembler(maximumMessageSize: max(configuration.maximumMessageSize, configuration.maximumScreenSize))
+        self.assembler = WebSocketMessageAssembler(
+            maximumMessageSize: max(configuration.maximumMessageSize, configuration.maximumScreenSize),
+            maximumFragmentCount: configuration.maximumFragmentCount
+        )
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -36,6 +41,7 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastHeardAt = .now()
         switch assembler.receive(unwrapInboundIn(data)) {
         case nil, .pong:
             break
@@ -62,6 +68,22 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         }
     }
 
+    /// Closes the link when its device has been silent for the peer timeout, otherwise pings it. A link whose reading
+    /// Herald paused is not the device's silence.
+    private func checkPeer(context: ChannelHandlerContext) {
+        guard !closing else { return }
+        if readingPaused { lastHeardAt = .now() }
+        if NIODeadline.now() - lastHeardAt >= services.configuration.peerTimeout {
+            services.logger.debug("device link peer silent, closing", metadata: ["device_link.session": "\(session.map { "\($0.id)" } ?? "-")"])
+            sendClose(.goingAway, reason: "no frame from the device for too long", context: context)
+            return
+        }
+        context.writeAndFlush(
+            wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: context.channel.allocator.buffer(capacity: 0))),
+            promise: nil
+        )
+    }
+
     private func tooLarge(_ size: Int) -> DeviceLinkError {
         let limit = services.configuration.maximumMessageSize
         let screenLimit = services.configuration.maximumScreenSize
@@ -81,6 +103,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is WebPortClosing {
             sendClose(.goingAway, reason: "server shutting down", context: context)
+        } else if event is PeerCheck {
+            checkPeer(context: context)
         } else {
             context.fireUserInboundEventTriggered(event)
         }

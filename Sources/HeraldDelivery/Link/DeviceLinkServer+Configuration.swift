@@ -26,6 +26,16 @@ extension DeviceLinkServer {
         public var httpIdleTimeout: TimeAmount = .seconds(60)
         /// How long graceful shutdown waits for connections to close after telling them to.
         public var shutdownGracePeriod: TimeAmount = .seconds(5)
+        /// Who may use the API and the device link from a browser (Origin, Host, the API token).
+        public var access = WebAccessPolicy()
+        /// The most fragments one device-link message may come in; more close the connection (1002).
+        public var maximumFragmentCount = 64
+        /// How often every device link is checked: one that heard nothing for ``peerTimeout`` is closed, the others
+        /// are pinged (a WebSocket ping, which every WebSocket client answers). Zero: never.
+        public var peerCheckInterval: TimeAmount = .seconds(60)
+        /// How long a device link may hear nothing from its device (no frame, no pong) before it is closed (1001).
+        /// Why: a device that vanished without a FIN would otherwise hold its connection until TCP keep-alive gives up (hours).
+        public var peerTimeout: TimeAmount = .seconds(150)
         /// Event-loop threads.
         public var eventLoopThreads = System.coreCount
 

@@ -35,8 +35,10 @@ extension DeviceLinkServer {
             maxFrameSize: configuration.maximumFrameSize,
             automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
-                let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                return channel.eventLoop.makeSucceededFuture(path == linkPath ? HTTPHeaders() : nil)
+                let request = WebRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+                // A refused upgrade goes on as a plain request: the web handler answers it with the refusal.
+                let allowed = request.path == linkPath && configuration.access.refusal(of: request) == nil
+                return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
             },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {

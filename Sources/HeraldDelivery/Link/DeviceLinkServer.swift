@@ -98,6 +98,7 @@ public actor DeviceLinkServer: Service {
         let work = services.work
         await withDiscardingTaskGroup { group in
             group.addTask { await work.process() }
+            group.addTask { [connections, configuration] in await Self.checkPeers(connections, every: configuration.peerCheckInterval) }
             await withTaskCancellationOrGracefulShutdownHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     listener.closeFuture.whenComplete { _ in continuation.resume() }
@@ -110,6 +111,21 @@ public actor DeviceLinkServer: Service {
         }
         state = .stopped
         try await group.shutdownGracefully()
+    }
+
+    /// Every `interval`, asks each device link whether its peer has gone quiet (``PeerCheck``), until cancelled.
+    ///
+    /// One sweep for the whole server instead of a timer per connection: an idle device costs no timer.
+    private static func checkPeers(_ connections: ChannelSet, every interval: TimeAmount) async {
+        guard interval.nanoseconds > 0 else { return }
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .nanoseconds(interval.nanoseconds)) }
+            } catch {
+                return
+            }
+            for channel in connections.all { channel.pipeline.fireUserInboundEventTriggered(PeerCheck()) }
+        }
     }
 
     /// Tells every connection to close, waits for them (up to the grace period), then closes the rest.

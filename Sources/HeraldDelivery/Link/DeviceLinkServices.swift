@@ -38,3 +38,7 @@ final class DeviceLinkServices: Sendable {
 
 /// Sent down every open connection's pipeline when the server shuts down.
 struct WebPortClosing: Sendable {}
+
+/// Sent down every open connection's pipeline every ``DeviceLinkServer/Configuration/peerCheckInterval``: a device
+/// link that heard nothing from its peer for ``DeviceLinkServer/Configuration/peerTimeout`` closes, otherwise it pings.
+struct PeerCheck: Sendable {}

@@ -57,6 +57,11 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             body: body
         )
         body = []
+        let access = services.configuration.access
+        if let refusal = access.refusal(of: request) ?? access.consoleLogin(request) {
+            write(refusal, keepAlive: keepAlive, context: context)
+            return
+        }
         if request.path == DeviceLinkServer.linkPath {
             var response = WebResponse.error(status: 426, "\(DeviceLinkServer.linkPath) is a WebSocket: send an upgrade request")
             response.headers["upgrade"] = "websocket"

@@ -34,11 +34,18 @@ package struct WebSocketMessageAssembler {
 
     /// The largest message accepted, in bytes.
     package let maximumMessageSize: Int
+    /// The most frames one message may come in; one more is a ``Output/protocolError(_:)``.
+    ///
+    /// Why: empty continuation frames cost the reader work and the size limit never trips on them (the
+    /// CONTINUATION-flood pattern of HTTP/2, in WebSocket form).
+    package let maximumFragmentCount: Int
     private var message = Message.none
+    private var fragments = 0
 
-    /// An assembler that accepts messages of up to `maximumMessageSize` bytes.
-    package init(maximumMessageSize: Int) {
+    /// An assembler that accepts messages of up to `maximumMessageSize` bytes in up to `maximumFragmentCount` frames.
+    package init(maximumMessageSize: Int, maximumFragmentCount: Int = 64) {
         self.maximumMessageSize = maximumMessageSize
+        self.maximumFragmentCount = max(1, maximumFragmentCount)
     }
 
     /// Takes one frame; returns what it completes, or `nil` while a fragmented message is incomplete.
@@ -46,6 +53,7 @@ package struct WebSocketMessageAssembler {
         switch frame.opcode {
         case .text, .binary:
             guard case .none = message else { return .protocolError("a new message began before the previous one ended") }
+            fragments = 1
             if frame.opcode == .text {
                 message = .text(frame.unmaskedData)
             } else {
@@ -54,6 +62,11 @@ package struct WebSocketMessageAssembler {
             return append(size: frame.length, data: nil, fin: frame.fin)
         case .continuation:
             if case .none = message { return .protocolError("a continuation frame without a message to continue") }
+            fragments += 1
+            if fragments > maximumFragmentCount {
+                message = .none
+                return .protocolError("a message in more than \(maximumFragmentCount) fragments")
+            }
             return append(size: frame.length, data: frame, fin: frame.fin)
         case .ping:
             return .ping(frame.unmaskedData)
