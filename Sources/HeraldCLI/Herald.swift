@@ -9,7 +9,7 @@ struct Herald: AsyncParsableCommand {
         abstract: "An APNs-compatible push notification service.",
         subcommands: [
             ServeCommand.self, SendCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
-            DevicesCommand.self, DeviceCommand.self, TraceCommand.self,
+            DevicesCommand.self, DeviceCommand.self, TraceCommand.self, AppsCommand.self,
         ]
     )
 }

@@ -61,6 +61,9 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
     /// The registry entry of a token, or `nil` when Herald never issued it. Hot path: served from memory.
     func lookup(_ token: DeviceToken) throws -> TokenRecord?
 
+    /// The team an app (bundle id) belongs to, or `nil` when none was recorded (`herald apps add`). Hot path.
+    func appTeam(bundleID: String) throws -> String?
+
     // MARK: Signing keys
 
     /// Adds a provider signing key; fails with ``StoreError/duplicateSigningKey`` if its key id exists.

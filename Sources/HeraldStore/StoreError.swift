@@ -11,6 +11,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case duplicateDeviceToken
         case unknownSigningKey
         case duplicateSigningKey
+        case unknownApp
+        case appOfAnotherTeam
         case invalidRecord
         case corruptRecord
         case newerSchema
@@ -42,6 +44,10 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let unknownSigningKey = StoreError(.unknownSigningKey)
     /// A signing key with this key id already exists.
     public static let duplicateSigningKey = StoreError(.duplicateSigningKey)
+    /// No app has this bundle id.
+    public static let unknownApp = StoreError(.unknownApp)
+    /// The app already belongs to another team; ``detail`` names it.
+    public static let appOfAnotherTeam = StoreError(.appOfAnotherTeam)
     /// A value broke one of the schema's rules (a CHECK or NOT NULL constraint); ``detail`` says which.
     public static let invalidRecord = StoreError(.invalidRecord)
     /// A stored row could not be read back into a value (the file was edited by hand, or is damaged).
@@ -75,6 +81,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .duplicateDeviceToken: name = "device token already registered"
         case .unknownSigningKey: name = "unknown signing key"
         case .duplicateSigningKey: name = "signing key already exists"
+        case .unknownApp: name = "unknown app"
+        case .appOfAnotherTeam: name = "the app belongs to another team"
         case .invalidRecord: name = "invalid record"
         case .corruptRecord: name = "corrupt record"
         case .newerSchema: name = "the database was created by a newer version of Herald"

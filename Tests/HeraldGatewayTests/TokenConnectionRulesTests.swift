@@ -153,4 +153,36 @@ struct TokenConnectionRulesTests {
         await client.close()
         await fixture.stop()
     }
+
+    @Test("an app of another team is TopicDisallowed; its own team's key and apps without a team are accepted")
+    func appOfAnotherTeam() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        let otherApp = "com.other.app"
+        let otherToken = try await fixture.registerToken(topic: otherApp)
+        let unboundToken = try await fixture.registerToken(topic: "com.unbound.app")
+        try await fixture.store.addApp(bundleID: GatewayFixture.topic, teamID: GatewayFixture.teamID)
+        try await fixture.store.addApp(bundleID: otherApp, teamID: "OTHERTEAM1")
+        let client = try await fixture.cleartextClient()
+        let jwt = fixture.jwt()
+        #expect(try await send(client, fixture, to: token, jwt: jwt).status == 200)
+        let refused = try await send(client, fixture, to: otherToken, jwt: jwt, topic: otherApp)
+        #expect(refused.status == 400)
+        #expect(refused.reason == "TopicDisallowed")
+        #expect(try await send(client, fixture, to: unboundToken, jwt: jwt, topic: "com.unbound.app").status == 200)
+
+        // The other team's key pushes to its own app, on a connection of its own (a connection binds to one team).
+        let otherKey = try await fixture.addKey(teamID: "OTHERTEAM1")
+        let other = try await fixture.cleartextClient()
+        let otherJWT = fixture.jwt(key: otherKey)
+        #expect(try await send(other, fixture, to: otherToken, jwt: otherJWT, topic: otherApp).status == 200)
+        #expect(try await send(other, fixture, to: token, jwt: otherJWT).reason == "TopicDisallowed")
+
+        // Removing the app's team opens it to any team again.
+        try await fixture.store.removeApp(bundleID: otherApp)
+        #expect(try await send(client, fixture, to: otherToken, jwt: jwt, topic: otherApp).status == 200)
+        await other.close()
+        await client.close()
+        await fixture.stop()
+    }
 }

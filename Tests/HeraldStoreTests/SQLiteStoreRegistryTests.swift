@@ -178,3 +178,37 @@ struct SQLiteStoreUnregistrationTests {
         }
     }
 }
+
+@Suite("Apps and their teams")
+struct SQLiteStoreAppTests {
+    @Test("An app belongs to one team: added, looked up from the cache, refused for another team, removed")
+    func appTeams() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = ManualWallClock(milliseconds: 1000)
+            try await withStore(in: directory, clock: clock) { store in
+                #expect(try store.appTeam(bundleID: "com.example.app") == nil)
+                let added = try await store.addApp(bundleID: "com.example.app", teamID: "TEAM1")
+                #expect(added == AppRecord(bundleID: "com.example.app", teamID: "TEAM1", createdAtMilliseconds: 1000))
+                #expect(try store.appTeam(bundleID: "com.example.app") == "TEAM1")
+                // Again for the same team: no change; for another: refused, naming the owner.
+                #expect(try await store.addApp(bundleID: "com.example.app", teamID: "TEAM1") == added)
+                await #expect(throws: StoreError.appOfAnotherTeam) {
+                    try await store.addApp(bundleID: "com.example.app", teamID: "TEAM2")
+                }
+                await #expect(throws: StoreError.invalidRecord) { try await store.addApp(bundleID: "bad id", teamID: "TEAM1") }
+                #expect(try await store.apps() == [added])
+
+                // Another process (the CLI) adds an app: seen after the refresh interval.
+                try await withStore(in: directory) { other in
+                    try await other.addApp(bundleID: "com.example.other", teamID: "TEAM2")
+                }
+                clock.advance(seconds: 1)
+                #expect(try store.appTeam(bundleID: "com.example.other") == "TEAM2")
+
+                try await store.removeApp(bundleID: "com.example.app")
+                #expect(try store.appTeam(bundleID: "com.example.app") == nil)
+                await #expect(throws: StoreError.unknownApp) { try await store.removeApp(bundleID: "com.example.app") }
+            }
+        }
+    }
+}

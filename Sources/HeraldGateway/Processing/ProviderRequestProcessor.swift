@@ -140,6 +140,7 @@ final class ProviderRequestProcessor: Sendable {
             bodyTooLarge: bodyTooLarge,
             authorizedTopic: authorization.topic,
             authorizationRejection: deferred,
+            teamID: authorization.teamID,
             store: services.store,
             nowMilliseconds: now,
             apnsID: apnsID

@@ -47,6 +47,7 @@ public struct ProviderRequestRules: Sendable {
     ///   - authorizedTopic: the topic a provider certificate implies when the request has no `apns-topic`.
     ///   - authorizationRejection: an authorization refusal that is reported only after the topic is found well
     ///     formed (`TopicDisallowed`, `MissingTopic`), as the gateway's order has it.
+    ///   - teamID: the team of the token-auth key that signed the request: an app of another team is `TopicDisallowed`.
     ///   - store: where device tokens are looked up (read only).
     ///   - apnsID: the notification's `apns-id` (the provider's, or one the gateway made).
     public func check(
@@ -56,6 +57,7 @@ public struct ProviderRequestRules: Sendable {
         bodyTooLarge: Bool,
         authorizedTopic: String? = nil,
         authorizationRejection: APNSReason? = nil,
+        teamID: String? = nil,
         store: any NotificationStore,
         nowMilliseconds now: Int64,
         apnsID: String
@@ -75,6 +77,11 @@ public struct ProviderRequestRules: Sendable {
         case .success(let resolved): (pushType, bundleID) = resolved
         }
         if let authorizationRejection { return .failure(Rejection(reason: authorizationRejection)) }
+        // An app belongs to one team: a key of another team may not push to it (spec §A.7, "sending to a
+        // nonassociated topic"; docs/provider-api.md, "Apps and teams"). An app with no recorded team takes any.
+        if let teamID, let appTeam = try? store.appTeam(bundleID: bundleID), appTeam != teamID {
+            return .failure(Rejection(reason: .topicDisallowed))
+        }
         // 7. device token
         guard let token = DeviceToken(hex: tokenText) else { return .failure(Rejection(reason: .badDeviceToken)) }
         guard let record = try? store.lookup(token), record.environment == environment else {

@@ -23,6 +23,8 @@ struct RegistryCache: Sendable {
 
     private(set) var tokens: [String: CachedToken] = [:]
     private(set) var signingKeys: [String: SigningKeyRecord] = [:]
+    /// Every app's team, by bundle id; like keys, apps are few and all cached.
+    private(set) var appTeams: [String: String] = [:]
     /// The registry revision the cache reflects; `nil` before the first refresh.
     private(set) var revision: Int64?
     private var lastCheckedAtMilliseconds: Int64 = .min
@@ -47,7 +49,12 @@ struct RegistryCache: Sendable {
 
     /// Applies what a refresh read: the revision, the token rows changed since the cache's revision, and
     /// (when any change happened) all keys.
-    mutating func apply(revision newRevision: Int64, changedTokens: [CachedToken], allSigningKeys: [SigningKeyRecord]?) {
+    mutating func apply(
+        revision newRevision: Int64,
+        changedTokens: [CachedToken],
+        allSigningKeys: [SigningKeyRecord]?,
+        allApps: [AppRecord]? = nil
+    ) {
         // Two refreshes may race; the one that read an older snapshot must not undo the newer one.
         if let revision, newRevision < revision { return }
         for token in changedTokens {
@@ -55,6 +62,9 @@ struct RegistryCache: Sendable {
         }
         if let allSigningKeys {
             signingKeys = Dictionary(allSigningKeys.map { ($0.keyID, $0) }, uniquingKeysWith: { _, last in last })
+        }
+        if let allApps {
+            appTeams = Dictionary(allApps.map { ($0.bundleID, $0.teamID) }, uniquingKeysWith: { _, last in last })
         }
         revision = newRevision
     }
@@ -68,6 +78,16 @@ struct RegistryCache: Sendable {
     /// Adds or replaces one key.
     mutating func store(_ key: SigningKeyRecord) {
         signingKeys[key.keyID] = key
+    }
+
+    /// The team of an app, and whether the calling lookup must refresh first.
+    mutating func appTeam(_ bundleID: String, nowMilliseconds: Int64, refreshInterval: Int64) -> (String?, Freshness) {
+        (appTeams[bundleID], claimRefreshIfDue(nowMilliseconds: nowMilliseconds, refreshInterval: refreshInterval))
+    }
+
+    /// Adds, replaces or (with `nil`) forgets one app's team.
+    mutating func storeApp(_ bundleID: String, teamID: String?) {
+        appTeams[bundleID] = teamID
     }
 
     /// Forgets one key.

@@ -27,6 +27,11 @@ enum SQLiteSchema {
         migrator.registerMigration("v4") { db in
             try migrateToVersion4(db)
         }
+        migrator.registerMigration("v5") { db in
+            for statement in v5 {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 
@@ -265,4 +270,30 @@ enum SQLiteSchema {
         try db.execute(sql: "DROP INDEX notification_by_state")
         try db.execute(sql: "CREATE INDEX notification_stored ON notification (seq) WHERE state = 'stored'")
     }
+
+    /// v5: apps and the team each belongs to (docs/provider-api.md, "Apps and teams"). Changes move the registry
+    /// revision, so running servers' caches see `herald apps add` within their refresh interval.
+    private static let v5: [String] = [
+        """
+        CREATE TABLE app (
+            bundle_id TEXT PRIMARY KEY NOT NULL
+                CHECK (length(bundle_id) BETWEEN 1 AND 255 AND bundle_id NOT GLOB '*[^A-Za-z0-9._-]*'),
+            team_id TEXT NOT NULL
+                CHECK (length(team_id) BETWEEN 1 AND 64 AND team_id NOT GLOB '*[^A-Za-z0-9._-]*'),
+            created_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID
+        """,
+        """
+        CREATE TRIGGER app_inserted AFTER INSERT ON app
+        BEGIN UPDATE registry_revision SET value = value + 1 WHERE id = 1; END
+        """,
+        """
+        CREATE TRIGGER app_updated AFTER UPDATE ON app
+        BEGIN UPDATE registry_revision SET value = value + 1 WHERE id = 1; END
+        """,
+        """
+        CREATE TRIGGER app_deleted AFTER DELETE ON app
+        BEGIN UPDATE registry_revision SET value = value + 1 WHERE id = 1; END
+        """,
+    ]
 }

@@ -28,6 +28,7 @@ extension SQLiteStore {
                     }
                     snapshot.signingKeys = try Row.fetchAll(db, sql: "SELECT \(Self.signingKeyColumns) FROM signing_key")
                         .map(Self.signingKeyRecord)
+                    snapshot.apps = try Row.fetchAll(db, sql: "SELECT \(Self.appColumns) FROM app").map(Self.appRecord)
                 }
                 if let tokenHex {
                     snapshot.requestedToken = try Row.fetchOne(
@@ -42,7 +43,12 @@ extension SQLiteStore {
             throw Self.storeError(error)
         }
         registry.withLock { cache in
-            cache.apply(revision: snapshot.revision, changedTokens: snapshot.changedTokens, allSigningKeys: snapshot.signingKeys)
+            cache.apply(
+                revision: snapshot.revision,
+                changedTokens: snapshot.changedTokens,
+                allSigningKeys: snapshot.signingKeys,
+                allApps: snapshot.apps
+            )
             if let requested = snapshot.requestedToken { cache.store(requested) }
         }
         return snapshot.requestedToken
@@ -110,5 +116,6 @@ struct RegistrySnapshot: Sendable {
     var revision: Int64
     var changedTokens: [RegistryCache.CachedToken] = []
     var signingKeys: [SigningKeyRecord]?
+    var apps: [AppRecord]?
     var requestedToken: RegistryCache.CachedToken?
 }
