@@ -149,7 +149,7 @@ let package = Package(
             name: "HeraldCLI",
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
-                "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer",
+                "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer", "HeraldUserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),

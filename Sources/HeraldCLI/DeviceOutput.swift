@@ -1,6 +1,7 @@
 import Foundation
 import HeraldDeviceLink
 import HeraldSimulator
+import HeraldUserNotifications
 
 /// What `herald device` prints: one line per event on standard output (text or JSON lines), status on
 /// standard error.
@@ -42,8 +43,57 @@ struct DeviceOutput: Sendable {
         var text = "notification \(notification.apnsID.text) \(notification.bundleID) \(notification.pushType.rawValue)"
         text += " priority=\(notification.priority.rawValue)"
         if let collapseID = notification.collapseID { text += " collapse-id=\(collapseID)" }
-        text += " \(payloadText)"
+        text += ": " + Self.summary(ofPayload: object["payload"])
         line(text: text, json: object)
+    }
+
+    /// What a person wants to know of a payload: the alert's words, the badge and sound, or that it is silent.
+    static func summary(ofPayload payload: Any?) -> String {
+        guard let payload = payload as? [String: Any], let aps = payload["aps"] as? [String: Any] else {
+            return "(no aps)"
+        }
+        var parts: [String] = []
+        if let alert = aps["alert"] as? String {
+            parts.append(quoted(alert))
+        } else if let alert = aps["alert"] as? [String: Any] {
+            let words = ["title", "subtitle", "body"].compactMap { alert[$0] as? String }.filter { !$0.isEmpty }
+            parts.append(words.isEmpty ? "(alert without text)" : words.map(quoted).joined(separator: " · "))
+        }
+        if let badge = aps["badge"] as? Int { parts.append("badge \(badge)") }
+        if aps["sound"] != nil { parts.append("sound") }
+        if let category = aps["category"] as? String { parts.append("category \(category)") }
+        if (aps["mutable-content"] as? Int) == 1 { parts.append("mutable-content") }
+        if (aps["content-available"] as? Int) == 1, aps["alert"] == nil { parts.append("silent (content-available)") }
+        return parts.isEmpty ? "(nothing to show)" : parts.joined(separator: ", ")
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "“" + (text.count > 80 ? String(text.prefix(79)) + "…" : text) + "”"
+    }
+
+    /// A report's detail as `key=value` words: strings quoted when they have spaces, lists joined by commas, nested
+    /// objects named only (the `--json` output has them whole).
+    static func words(_ detail: [String: HeraldUserNotifications.JSONValue]) -> String {
+        detail.keys.sorted().compactMap { key -> String? in
+            guard let value = detail[key], let text = word(value) else { return nil }
+            return "\(key)=\(text)"
+        }.joined(separator: " ")
+    }
+
+    private static func word(_ value: HeraldUserNotifications.JSONValue) -> String? {
+        switch value {
+        case .null: return nil
+        case .bool(let flag): return String(flag)
+        case .int(let number): return String(number)
+        case .double(let number): return String(number)
+        case .string(let text):
+            let short = text.count > 60 ? String(text.prefix(59)) + "…" : text
+            return short.contains(" ") || short.isEmpty ? "“\(short)”" : short
+        case .array(let items):
+            let texts = items.compactMap(word)
+            return texts.isEmpty ? nil : texts.joined(separator: ",")
+        case .object(let members): return members.isEmpty ? nil : "{…}"
+        }
     }
 
     func report(_ report: HeraldSimulator.DeviceReport) {
@@ -51,10 +101,8 @@ struct DeviceOutput: Sendable {
             write(#"{"event":"report","report":"# + text + "}")
             return
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let detail = (try? encoder.encode(report.detail)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        write("  \(report.event.rawValue) \(report.apnsID?.text ?? "-") \(detail)")
+        let detail = Self.words(report.detail)
+        write("  \(report.event.rawValue) \(report.apnsID?.text ?? "-")" + (detail.isEmpty ? "" : " \(detail)"))
     }
 
     /// A line about the link itself, on standard error.

@@ -139,7 +139,9 @@ public struct HeraldServer: Sendable {
                 engine: engine,
                 // The console's routes first: the inspection API answers every other /api/v1/ path. The page last: it
                 // answers only `/` and `/console`, never a path under `/api/`.
-                responders: [consoleAPI, InspectionAPI(store: store, engine: engine), MetricsEndpoint(registry: metrics), ConsoleResponder()],
+                responders: [
+                    consoleAPI, InspectionAPI(store: store, engine: engine, screens: console), MetricsEndpoint(registry: metrics), ConsoleResponder(),
+                ],
                 clock: configuration.clock,
                 console: console,
                 logger: logger

@@ -87,6 +87,13 @@ struct DeliveryStateMachineTests {
         let burst = machine.tick(now: t0 + 1000)
         #expect(burst.sentIDs == [first.id, second.id])
         #expect(burst.changes.kinds == [.sent, .sent])
+        // The trace says why they waited: held for the burst, this long since acceptance.
+        #expect(burst.changes.map { detail($0)["reason"] as? String } == ["low-priority-burst", "low-priority-burst"])
+        #expect(
+            burst.changes.map { detail($0)["heldMs"] as? Int } == [
+                Int(t0 + 1000 - first.acceptedAtMilliseconds), Int(t0 + 1000 - second.acceptedAtMilliseconds),
+            ]
+        )
         #expect(machine.tick(now: t0 + 2000).isEmpty)
         #expect(machine.outstandingCount == 2)
     }

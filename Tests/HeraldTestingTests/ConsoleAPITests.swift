@@ -59,6 +59,10 @@ struct ConsoleAPITests {
             let before = try await ConsoleHTTP.get(server, "devices/\(device.id)/screen")
             #expect(before.object?["online"] as? Bool == true)
             #expect(before.object?["deviceID"] as? String == device.id)
+            // The device list says a screen is there (the console asks only then), with the same time.
+            let listed = try await ConsoleHTTP.get(server, "devices/\(device.id)")
+            #expect(listed.object?["screenAt"] as? Int64 == before.object?["updatedAt"] as? Int64)
+            #expect(listed.object?["screenAt"] as? Int64 != nil)
 
             // A text input action: 200, then the trace has `action` with the action id and the text.
             let interaction: [String: Any] = [
@@ -106,6 +110,8 @@ struct ConsoleAPITests {
             let credentials = try await server.server.store.addDevice(name: "switched off")
             let screen = try await ConsoleHTTP.get(server, "devices/\(credentials.device.id)/screen")
             #expect(screen.status == 404)
+            let listed = try await ConsoleHTTP.get(server, "devices/\(credentials.device.id)")
+            #expect(listed.status == 200 && listed.object?["screenAt"] is NSNull)
             let interaction = try await ConsoleHTTP.post(
                 server,
                 "devices/\(credentials.device.id)/interactions",

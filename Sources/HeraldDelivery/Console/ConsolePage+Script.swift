@@ -60,6 +60,15 @@ extension ConsolePage {
           const pad = (n, w = 2) => String(n).padStart(w, '0');
           const clock = (d) => pad(d.getHours()) + ':' + pad(d.getMinutes());
           const precise = (ms) => { const d = new Date(ms); return clock(d) + ':' + pad(d.getSeconds()) + '.' + pad(d.getMilliseconds(), 3); };
+          // Times are the browser's local time: the zone is named once under the list and in every time's tooltip.
+          const zoneName = (() => { try { return Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch (_) { return ''; } })();
+          function zoneOffset(d) {
+            const minutes = -d.getTimezoneOffset();
+            const a = Math.abs(minutes);
+            return 'UTC' + (minutes >= 0 ? '+' : '-') + pad(Math.floor(a / 60)) + ':' + pad(a % 60);
+          }
+          const zoneText = () => (zoneName ? zoneName + ' ' : '') + '(' + zoneOffset(new Date()) + ')';
+          const localISO = (ms) => { const d = new Date(ms); return d.toLocaleString() + ' ' + zoneOffset(d); };
           function ago(date) {
             if (!date) return '';
             const s = Math.round((Date.now() - date.getTime()) / 1000);
@@ -354,7 +363,9 @@ extension ConsolePage {
             const typedFocus = document.activeElement;
             fillDevicePicker();
             if (typedFocus && typedFocus !== document.activeElement) typedFocus.focus();
-            await Promise.all(state.devices.map((d) => refreshScreen(d.id, false)));
+            // A device that never sent a screen has none to fetch (no request that can only be a 404).
+            for (const d of state.devices) if (!d.online && d.screenAt == null) state.screens.set(d.id, { missing: 'Never connected to this server.' });
+            await Promise.all(state.devices.filter((d) => d.online || d.screenAt != null).map((d) => refreshScreen(d.id, false)));
             renderDevices();
           }
 
@@ -390,7 +401,7 @@ extension ConsolePage {
             const device = deviceByID(deviceID);
             if (!node || !device) return;
             const record = state.screens.get(deviceID) || {};
-            const text = JSON.stringify([device, record, [...state.replies.entries()]]);
+            const text = JSON.stringify([device, record, [...state.replies.entries()], silentPushes(device).map((n) => [n.apnsID, n.state])]);
             if (state.screenText.get(deviceID) === text) return;
             state.screenText.set(deviceID, text);
             const keep = keepInputs(node);
@@ -468,11 +479,27 @@ extension ConsolePage {
             const appRows = apps.map((app) => el('div', { class: 'app-row', testid: `app-${app.bundleID}` },
               appIcon(app, false, app.center?.badge),
               el('div', { style: 'min-width:0' }, el('div', { class: 'app-name', text: app.name || app.bundleID }),
-                el('div', { class: 'app-meta', text: `${app.bundleID} · ${app.authorization || ''} · ${app.environment || ''}` })),
+                el('div', { class: 'app-meta', text: `${app.bundleID} · ${app.authorization || ''} · ${app.environment || ''}` }),
+                silentLine(device, app)),
               stateSelect(device.id, app)));
             const panel = appRows.length ? el('div', { class: 'apps' }, appRows)
               : el('div', { class: 'apps' }, el('div', { class: 'app-meta', style: 'padding:8px 0', text: record.missing || 'No apps.' }));
             return [head, phone, panel];
+          }
+
+          // Silent (background) pushes show nothing on the phone, as on iOS: the app's row says what became of the newest.
+          const isSilent = (n) => n.pushType === 'background' || (n.payload?.aps?.['content-available'] === 1 && !n.payload?.aps?.alert);
+          function silentPushes(device) {
+            const tokens = new Set((device.tokens || []).map((t) => lower(t.token)));
+            return state.recent.filter((n) => isSilent(n) && tokens.has(lower(n.token)));
+          }
+          function silentLine(device, app) {
+            const newest = silentPushes(device).find((n) => n.bundleID === app.bundleID);
+            if (!newest) return null;
+            const what = { delivered: 'delivered to the app in the background', stored: 'waiting for the device',
+              expired: 'expired before delivery', replaced: 'replaced by a newer one', discarded: 'discarded (token unregistered)' }[newest.state] || newest.state;
+            return el('div', { class: 'app-silent', testid: 'silent-' + lower(newest.apnsID), title: localISO(newest.acceptedAt),
+              onclick: () => selectTrace(newest.apnsID) }, `Silent push ${clock(new Date(newest.acceptedAt))} · ${what}`);
           }
 
           const appStates = ['foreground', 'background', 'suspended', 'notRunning', 'terminatedByUser'];
@@ -519,7 +546,7 @@ extension ConsolePage {
             card.append(main);
             if (attachments.length) {
               card.append(el('div', { class: 'attachments' }, attachments.map((a) => el('div', { class: 'attachment', testid: 'attachment-' + a.identifier },
-                el('span', { class: 'clip' }), el('span', { class: 'mono', text: a.fileName, title: a.fileName }),
+                el('span', { class: 'clip' }), el('span', { class: 'mono', text: a.identifier || 'attachment', title: `${a.identifier} — stored as ${a.fileName}` }),
                 el('span', { class: 'meta', text: `· ${a.type} · ${bytesText(a.size)}` })))));
             }
 
@@ -676,13 +703,41 @@ extension ConsolePage {
             const timeline = el('ol', { class: 'timeline' }, events.map((event) => el('li', { class: 'tl-event k-' + event.kind, testid: 'trace-event-' + event.kind },
               el('span', { class: 'tl-dot' }),
               el('span', { class: 'tl-kind', text: event.kind }),
-              el('span', { class: 'tl-time', title: new Date(event.at).toISOString(), text: precise(event.at) + (event.at !== start ? `  +${event.at - start} ms` : '') }),
+              el('span', { class: 'tl-time', title: localISO(event.at), text: precise(event.at) + (event.at !== start ? `  +${event.at - start} ms` : '') }),
               drawDetail(event.detail, n.apnsID))));
-            box.replaceChildren(summary, events.length ? timeline : el('div', { class: 'empty', text: 'No events yet.' }));
+            const hints = traceHints(n, events);
+            box.replaceChildren(summary,
+              hints.length ? el('ul', { class: 'trace-hints', testid: 'trace-hints' }, hints.map(([key, text]) => el('li', { testid: 'hint-' + key, text }))) : null,
+              events.length ? timeline : el('div', { class: 'empty', text: 'No events yet.' }));
+          }
+
+          // Why a push did not do what its sender may expect: what the trace alone leaves unsaid.
+          function traceHints(n, events) {
+            const aps = n.payload?.aps || {};
+            const kinds = new Set(events.map((e) => e.kind));
+            const hints = [];
+            if (isSilent(n)) {
+              hints.push(['silent', 'A silent push: iOS shows nothing. It wakes the app in the background when its state and budget allow'
+                + (kinds.has('background') ? ' (see background below).' : '; no background event yet.')]);
+            }
+            if (aps['mutable-content'] === 1 && kinds.has('displayed') && !kinds.has('modified')) {
+              hints.push(['mutable-content', 'mutable-content is 1, but no notification service extension ran: the app has none, so it was shown as sent.']);
+            }
+            const category = typeof aps.category === 'string' ? aps.category : '';
+            const owner = category ? tokenOwner(n.token) : null;
+            const screenApp = owner ? (state.screens.get(owner.device.id)?.screen?.apps || []).find((a) => a.bundleID === n.bundleID) : null;
+            if (category && screenApp) {
+              const declared = (screenApp.categories || []).find((c) => c.identifier === category);
+              if (!declared) hints.push(['category', `The app registered no category “${category}”: the notification has no action buttons.`]);
+              else if (!(declared.actions || []).length) hints.push(['category', `Category “${category}” has no actions: nothing to press but Open.`]);
+            }
+            const held = events.find((e) => e.kind === 'sent' && e.detail?.reason === 'low-priority-burst');
+            if (held) hints.push(['low-priority', `Held ${held.detail.heldMs ?? '?'} ms for a low-priority burst (apns-priority ${n.priority}): APNs may group such pushes.`]);
+            return hints;
           }
 
           // A trace event's detail: the telling values as chips, everything as JSON behind "details".
-          const chipOrder = ['action', 'text', 'reason', 'state', 'stateAfter', 'playing', 'attempt', 'device', 'session', 'presentation',
+          const chipOrder = ['action', 'text', 'reason', 'heldMs', 'state', 'stateAfter', 'playing', 'attempt', 'device', 'session', 'presentation',
             'title', 'subtitle', 'body', 'categoryIdentifier', 'threadIdentifier', 'contentExtension', 'deliveredToApp', 'callback', 'topic'];
           function chipValue(value) {
             if (typeof value === 'string') return value === '' ? null : value;
@@ -703,21 +758,38 @@ extension ConsolePage {
               el('details', { class: 'tl-more' }, el('summary', { text: 'details' }), el('pre', { class: 'mono', text: JSON.stringify(detail, null, 2) })));
           }
 
+          const recentShown = 12;
+          const recentTitle = (n) => {
+            const alert = n.payload?.aps?.alert;
+            return typeof alert === 'string' ? alert : (alert?.title || alert?.body || (isSilent(n) ? 'Silent push' : n.pushType));
+          };
           async function refreshRecent() {
-            const answer = await api('GET', '/api/v1/notifications?limit=12');
+            const answer = await api('GET', '/api/v1/notifications?limit=200');
             if (answer.status !== 200 || !answer.data) return;
             state.recent = answer.data.notifications || [];
+            renderRecent();
+            for (const d of state.devices) renderDevice(d.id);
+          }
+          // The filter matches every word typed against the title, topic, apns-id, token, push type and state.
+          function renderRecent() {
+            const words = lower($('recent-filter').value).split(/\s+/).filter(Boolean);
+            const matching = state.recent.filter((n) => {
+              const haystack = lower([recentTitle(n), n.topic, n.apnsID, n.token, n.pushType, n.state, n.collapseID].join(' '));
+              return words.every((w) => haystack.includes(w));
+            });
             const list = $('recent');
-            if (!state.recent.length) { list.replaceChildren(el('li', { class: 'empty', style: 'cursor:default', text: 'None yet.' })); return; }
-            list.replaceChildren(...state.recent.map((n) => {
-              const alert = n.payload?.aps?.alert;
-              const title = typeof alert === 'string' ? alert : (alert?.title || alert?.body || (n.payload?.aps?.['content-available'] ? 'Background push' : n.pushType));
-              return el('li', { 'data-apns-id': lower(n.apnsID), onclick: () => selectTrace(n.apnsID) },
-                el('span', { class: 'r-title', text: title }), el('span', { class: 'state ' + n.state, text: n.state }),
-                el('span', { class: 'r-meta', text: `${clock(new Date(n.acceptedAt))} · ${n.topic} · ${n.apnsID.slice(0, 8)}…` }));
-            }));
+            $('recent-count').textContent = words.length ? `${matching.length} of ${state.recent.length}` : '';
+            $('time-zone').textContent = 'Times in ' + zoneText() + '.';
+            if (!matching.length) {
+              list.replaceChildren(el('li', { class: 'empty', style: 'cursor:default', text: state.recent.length ? 'Nothing matches the filter.' : 'None yet.' }));
+              return;
+            }
+            list.replaceChildren(...matching.slice(0, recentShown).map((n) => el('li', { 'data-apns-id': lower(n.apnsID), onclick: () => selectTrace(n.apnsID) },
+              el('span', { class: 'r-title', text: recentTitle(n) }), el('span', { class: 'state ' + n.state, text: n.state }),
+              el('span', { class: 'r-meta', title: localISO(n.acceptedAt), text: `${clock(new Date(n.acceptedAt))} · ${n.topic} · ${n.apnsID.slice(0, 8)}…` }))));
             highlightRecent();
           }
+          $('recent-filter').addEventListener('input', renderRecent);
           function highlightRecent() {
             for (const li of $('recent').children) li.classList.toggle('selected', li.dataset.apnsId === lower(state.traceID) && !!state.traceID);
           }

@@ -208,6 +208,13 @@ extension ConsolePage {
         details.payload { margin-top: 4px; font-size: 12px; }
         details.payload summary { cursor: pointer; color: var(--ink-2); }
         details.payload pre { margin: 6px 0 0; padding: 8px; background: #fbfbfd; border: 1px solid var(--line); border-radius: 8px; overflow: auto; max-height: 200px; font-size: 11.5px; }
+        .recent-tools { display: flex; gap: 8px; align-items: center; margin: 0 0 6px; }
+        .recent-tools input { flex: 1; min-width: 0; font-size: 12px; padding: 5px 8px; }
+        .recent-count { font-size: 11px; color: var(--ink-3); white-space: nowrap; }
+        .zone-note { font-size: 11px; color: var(--ink-3); margin: 8px 0 0; }
+        .trace-hints { margin: 8px 0 0; padding: 0; list-style: none; }
+        .trace-hints li { font-size: 12px; color: #6b4e00; background: #fff8e1; border: 1px solid #f3dfa2; border-radius: 8px; padding: 6px 8px; margin-top: 4px; }
+        .app-silent { font-size: 11px; color: var(--ink-2); margin-top: 2px; cursor: pointer; }
         .recent { list-style: none; margin: 0; padding: 0; }
         .recent li { display: grid; grid-template-columns: 1fr auto; gap: 2px 8px; padding: 7px 8px; border-radius: 8px; cursor: pointer; }
         .recent li:hover { background: #f5f5f7; }

@@ -130,7 +130,13 @@ enum ConsolePage {
               <div class="empty">Send a push or pick one below to follow its delivery.</div>
             </div>
             <h3>Recent notifications</h3>
+            <div class="recent-tools">
+              <input type="search" id="recent-filter" data-testid="recent-filter" spellcheck="false" autocomplete="off"
+                placeholder="Filter: words, topic, apns-id, token, state" aria-label="Filter the recent notifications">
+              <span class="recent-count" id="recent-count" data-testid="recent-count"></span>
+            </div>
             <ul class="recent" data-testid="recent" id="recent"></ul>
+            <p class="zone-note" id="time-zone" data-testid="time-zone"></p>
           </section>
         </main>
         <div class="toasts" id="toasts" aria-live="polite"></div>

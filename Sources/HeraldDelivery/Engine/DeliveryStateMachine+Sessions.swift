@@ -153,7 +153,7 @@ extension DeliveryStateMachine {
             sessions[id]?.burstDueAt = nil
             sessionsWithBursts.remove(id)
             for key in session.held where entries[key]?.status == .held(id) {
-                send(key, on: id, now: now, into: &actions)
+                send(key, on: id, now: now, burst: true, into: &actions)
             }
         }
     }

@@ -225,16 +225,24 @@ struct DeliveryStateMachine {
     }
 
     /// Sends a notification on a session (attempt + 1) and traces `sent`.
-    mutating func send(_ key: String, on id: DeviceSessionID, now: Int64, into actions: inout [Action]) {
+    /// Sends a notification on a session and records `sent`; `burst` says it was held for a low-priority burst, which
+    /// the detail explains (`reason: low-priority-burst`, `heldMs` since acceptance), so a trace shows why it waited.
+    mutating func send(_ key: String, on id: DeviceSessionID, now: Int64, burst: Bool = false, into actions: inout [Action]) {
         guard let session = sessions[id]?.session, var entry = entries[key] else { return }
         entry.attempts += 1
         entry.sentOn = entry.sentOn.filter { sessions[$0] != nil && $0 != id } + [id]
         entries[key] = entry
         setStatus(key, .outstanding(id))
         actions.append(.send(session, NotificationDelivery(notification: entry.notification, attempt: entry.attempts)))
-        let detail = TraceDetail.object([
-            "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
-        ])
+        let detail =
+            burst
+            ? TraceDetail.object([
+                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
+                "reason": .string("low-priority-burst"), "heldMs": .int(max(0, now - entry.notification.acceptedAtMilliseconds)),
+            ])
+            : TraceDetail.object([
+                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
+            ])
         actions.append(
             .record(
                 DeliveryChange(notificationID: entry.notification.id, sequence: entry.sequence, event: .sent, atMilliseconds: now, detailJSON: detail)

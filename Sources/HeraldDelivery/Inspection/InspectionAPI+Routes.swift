@@ -19,6 +19,7 @@ extension InspectionAPI {
                 device,
                 tokens: try await store.tokens(deviceID: device.id),
                 online: engine.isOnline(deviceID: device.id),
+                screenAt: screenAt(device.id),
                 into: &writer
             )
         }
@@ -30,7 +31,13 @@ extension InspectionAPI {
     func device(id: String) async throws -> WebResponse {
         guard let device = try await store.device(id: id) else { throw InspectionError.notFound("no device \(id)") }
         var writer = JSONTextWriter()
-        InspectionJSON.write(device, tokens: try await store.tokens(deviceID: id), online: engine.isOnline(deviceID: id), into: &writer)
+        InspectionJSON.write(
+            device,
+            tokens: try await store.tokens(deviceID: id),
+            online: engine.isOnline(deviceID: id),
+            screenAt: screenAt(id),
+            into: &writer
+        )
         return .json(writer.bytes)
     }
 

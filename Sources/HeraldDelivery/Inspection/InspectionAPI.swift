@@ -15,11 +15,19 @@ public struct InspectionAPI: WebResponder {
 
     let store: any NotificationStore
     let engine: DeliveryEngine
+    let screens: ConsoleHub?
 
-    /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session).
-    public init(store: any NotificationStore, engine: DeliveryEngine) {
+    /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session) and
+    /// their `screenAt` from `screens` (the console's hub; `null` for every device without one).
+    public init(store: any NotificationStore, engine: DeliveryEngine, screens: ConsoleHub? = nil) {
         self.store = store
         self.engine = engine
+        self.screens = screens
+    }
+
+    /// When the device's newest screen arrived, if the console's hub has one.
+    func screenAt(_ deviceID: String) -> Int64? {
+        screens?.screen(deviceID: deviceID)?.updatedAtMilliseconds
     }
 
     public func respond(to request: WebRequest) async -> WebResponse? {

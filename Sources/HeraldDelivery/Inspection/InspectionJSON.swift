@@ -4,13 +4,14 @@ import HeraldStore
 
 /// How the inspection API writes the store's records (the schemas of docs/inspection-api.json).
 enum InspectionJSON {
-    /// `Device`: `{id, name, createdAt, online, tokens: [Token]}`.
-    static func write(_ device: DeviceRecord, tokens: [TokenRecord], online: Bool, into writer: inout JSONTextWriter) {
+    /// `Device`: `{id, name, createdAt, online, screenAt, tokens: [Token]}`.
+    static func write(_ device: DeviceRecord, tokens: [TokenRecord], online: Bool, screenAt: Int64?, into writer: inout JSONTextWriter) {
         writer.beginObject()
         writer.member("id", device.id)
         writer.member("name", device.name)
         writer.member("createdAt", device.createdAtMilliseconds)
         writer.member("online", online)
+        writer.member("screenAt", screenAt)
         writer.key("tokens")
         writer.beginArray()
         for token in tokens {

@@ -69,10 +69,16 @@ public struct AppManifest: Sendable, Hashable, Codable {
     /// Three wakes per rolling hour (the runtime's default, after Apple's "two or three per hour").
     public static let defaultBackgroundPushBudget = BackgroundPushBudget(limit: 3, window: 3600)
 
-    /// The last component of the bundle id (`com.example.chat` → `chat`).
+    /// A display name from the bundle id: its last component, capitalized (`com.example.chat` → `Chat`), or the one
+    /// before when the last only says it is an app (`com.example.app` → `Example`, not "App" on every notification).
     static func defaultName(for bundleID: String) -> String {
-        bundleID.split(separator: ".").last.map(String.init) ?? bundleID
+        let components = bundleID.split(separator: ".").map(String.init).filter { !$0.isEmpty }
+        guard var name = components.last else { return bundleID }
+        if genericNames.contains(name.lowercased()), components.count >= 2 { name = components[components.count - 2] }
+        return name.prefix(1).uppercased() + name.dropFirst()
     }
+
+    private static let genericNames: Set<String> = ["app", "ios", "iphone", "ipad", "mobile", "client"]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bundleID, name, environment, deviceToken, authorization, state, backgroundModes, categories, delegate

@@ -78,12 +78,12 @@ struct InspectionAPITests {
     func schemaCheckIsNotVacuous() throws {
         let document = try OpenAPIDocument.load()
         let schema = try document.responseSchema(path: "/api/v1/devices", status: 200)
-        let good: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": true, "tokens": []]]]
+        let good: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": true, "screenAt": NSNull(), "tokens": []]]]
         #expect(try document.problems(good, against: schema).isEmpty)
-        let missing: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "tokens": []]]]
+        let missing: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "screenAt": 5, "tokens": []]]]
         #expect(try document.problems(missing, against: schema) == ["$.devices[0].online is missing"])
         let token: [String: Any] = ["token": "t", "bundleID": "b", "environment": "staging", "registeredAt": true, "unregisteredAt": NSNull()]
-        let wrong: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": 1, "tokens": [token]]]]
+        let wrong: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": 1, "screenAt": 2, "tokens": [token]]]]
         #expect(try document.problems(wrong, against: schema).count == 3)
     }
 

@@ -63,6 +63,9 @@ struct ConsoleBrowserTests {
         try await Self.requireBrowser(python: python)
         try await HeraldWorkspace.with { workspace in
             let server = try await HeraldServeProcess.start(in: workspace, options: ["--allow-enrol"])
+            // A device that never connects: the page shows it without asking for a screen it cannot have (no 404 in
+            // the browser's log, checked below).
+            _ = try await workspace.addDevice("Drawer iPad")
             let manifestFile = workspace.data.appendingPathComponent("console-device.json")
             try Data(Self.manifest.utf8).write(to: manifestFile)
             let device = try workspace.start([
@@ -80,7 +83,7 @@ struct ConsoleBrowserTests {
                 [
                     Self.script, "--url", "http://127.0.0.1:\(server.linkPort)/", "--device", deviceID, "--app", Self.app,
                     "--category", Self.category, "--action", Self.action, "--text-action", Self.textAction, "--text", Self.replyText,
-                    "--expand", Self.expandedTitle, "--image", "--out", Self.screenshots.path,
+                    "--expand", Self.expandedTitle, "--image", "--silent", "--out", Self.screenshots.path,
                 ],
                 deadline: .seconds(300)
             )
@@ -96,13 +99,18 @@ struct ConsoleBrowserTests {
             #expect(
                 summary["steps"] as? [String] == [
                     "console", "invalid-payload", "sent", "on-device", "expanded", "action-in-trace", "text-input", "text-input-in-trace",
-                    "thumbnail",
+                    "thumbnail", "silent-push", "category-hint", "filter",
                 ],
                 "\(context)"
             )
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
-            #expect(screenshots.count == 9, "\(context)")
+            #expect(screenshots.count == 12, "\(context)")
+            // The silent push showed nothing on the phone; the filter left the first push; the zone is named.
+            #expect(summary["silentOnPhone"] as? Bool == false, "\(context)")
+            #expect((summary["filtered"] as? [String])?.first?.contains("Lunch at noon?") == true, "\(context)")
+            #expect((summary["filterCount"] as? String)?.hasPrefix("1 of ") == true, "\(context)")
+            #expect((summary["timeZone"] as? String)?.contains("UTC") == true, "\(context)")
             // The thumbnail is the 40 × 40 image the script served, downloaded by the device's service extension.
             #expect(summary["thumbnailWidth"] as? Int == 40, "\(context)")
             for path in screenshots {
@@ -113,7 +121,7 @@ struct ConsoleBrowserTests {
             // What the browser saw, checked on the server: the action and the reply are in the traces, and the photo's
             // trace holds the service extension's change.
             let apnsIDs = try #require(summary["apnsIDs"] as? [String], "\(context)")
-            try #require(apnsIDs.count == 3, "\(context)")
+            try #require(apnsIDs.count == 5, "\(context)")
             let liked = try await server.waitForNotification(apnsIDs[0], "action in the trace") { $0.kinds.contains("action") }
             #expect(liked.detail(of: "action")?["action"] as? String == Self.action, "\(liked)")
             #expect(liked.kinds.starts(with: ["accepted", "sent", "acknowledged", "displayed"]), "\(liked)")
