@@ -101,15 +101,24 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct Token: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a provider token (JWT, ES256) for the authorization header.")
-        @Option(help: "The .p8 file.") var p8: String
-        @Option(name: .customLong("key-id"), help: "The key id (kid).") var keyID: String
-        @Option(name: .customLong("team-id"), help: "The team id (iss).") var teamID: String
+        static let configuration = CommandConfiguration(
+            abstract: "Print a provider token (JWT, ES256) for the authorization header.",
+            discussion: """
+                Without options it signs with the key `herald send` uses: the one kept in <data-dir>/keys (made by \
+                `herald serve` on its first start, or by `herald keys generate`), with the team id the data directory \
+                registered for it.
+                """
+        )
+        @OptionGroup var data: DataDirectoryOptions
+        @Option(help: "The .p8 file (default: the key kept in <data-dir>/keys).") var p8: String?
+        @Option(name: .customLong("key-id"), help: "The key id (kid; default: from an AuthKey_<KEYID>.p8 file name).") var keyID: String?
+        @Option(name: .customLong("team-id"), help: "The team id (iss; default: the one the data directory registered for the key).")
+        var teamID: String?
         @Option(help: "Issued-at time in seconds since the epoch (default: now).") var iat: Int64?
 
         func run() async throws {
             try await reportingErrors {
-                let key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
+                let key = try await ProviderKeyLocator.signingKey(keyFile: p8, keyID: keyID, teamID: teamID, data: data)
                 print(key.makeToken(issuedAt: iat ?? SystemWallClock().nowSeconds()))
             }
         }

@@ -167,9 +167,9 @@ struct ServeCommand: AsyncParsableCommand {
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let server = try await HeraldServer(configuration: configuration, logger: logger)
-            let keyLine: String?
+            let keyLine: String
             do {
-                keyLine = try await developmentKeyLine(server: server)
+                keyLine = try await bannerKeyLine(server: server)
             } catch {
                 await server.shutdown()
                 throw error
@@ -201,7 +201,8 @@ struct ServeCommand: AsyncParsableCommand {
                             "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
                             "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
                             "  console:    \(webPort.map { "http://\(host):\($0)/" } ?? "off") (web console)",
-                        ] + (keyLine.map { [$0] } ?? []) + ["herald: ready"]
+                            keyLine, "herald: ready",
+                        ]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }
                 try await tasks.waitForAll()
@@ -210,20 +211,30 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Makes the development key on a data directory without keys (unless `--no-development-key`) and returns
-    /// the banner line that says where it is.
-    private func developmentKeyLine(server: HeraldServer) async throws -> String? {
-        guard developmentKey else { return nil }
-        guard
+    /// Makes the development key on a data directory without keys (unless `--no-development-key`) and returns the
+    /// banner's `key:` line, on every start: the key `herald send` and `herald keys token` sign with by default.
+    private func bannerKeyLine(server: HeraldServer) async throws -> String {
+        if developmentKey,
             let made = try await LocalDevelopment.ensureDevelopmentKey(
                 store: server.store,
                 keysDirectory: data.keysDirectory,
                 clock: server.configuration.clock
             )
-        else { return nil }
-        let path = made.file.standardizedFileURL.path
-        return
-            "  key:        \(path) (key id \(made.keyID), team \(LocalDevelopment.developmentTeamID): made for development; `herald send` signs with it)"
+        {
+            let path = made.file.standardizedFileURL.path
+            return "  key:        \(path) (key id \(made.keyID), team \(LocalDevelopment.developmentTeamID): "
+                + "made for development; `herald send` and `herald keys token` sign with it)"
+        }
+        let kept = ProviderKeyLocator.keptKeys(in: data.keysDirectory)
+        guard kept.count == 1, let keyID = ProviderKeyLocator.keyID(fromFileName: kept[0].lastPathComponent) else {
+            let directory = data.keysDirectory.standardizedFileURL.path
+            return kept.isEmpty
+                ? "  key:        none in \(directory) (`herald keys generate --team-id TEAMID` makes one)"
+                : "  key:        \(kept.count) keys in \(directory) (choose one with --key-id)"
+        }
+        let team = try await server.store.signingKeys().first { $0.keyID == keyID }?.teamID
+        return "  key:        \(kept[0].standardizedFileURL.path) (key id \(keyID), team \(team ?? "not registered"); "
+            + "`herald send` and `herald keys token` sign with it)"
     }
 }
 
