@@ -14,17 +14,6 @@ struct Herald: AsyncParsableCommand {
     )
 }
 
-/// The data directory option shared by every command.
-struct DataDirectoryOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: "Herald's data directory (database, TLS files).")
-    var dataDirectory = "./herald-data"
-
-    var url: URL { URL(fileURLWithPath: dataDirectory, isDirectory: true) }
-    var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
-    /// Where `herald keys generate` keeps a copy of each key it makes, for `herald send`.
-    var keysDirectory: URL { url.appendingPathComponent("keys", isDirectory: true) }
-}
-
 /// A failure the CLI reports as one line and a non-zero exit.
 struct CLIFailure: Error, CustomStringConvertible, Equatable {
     var description: String

@@ -142,9 +142,9 @@ private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions,
     await store.shutdown()
 }
 
-/// Opens the data directory's store for a short CLI command.
+/// Opens the data directory's store for a short CLI command; the data directory must exist (`herald serve` makes it).
 func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
-    try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
+    try data.requireExisting()
     var logger = Logger(label: "herald.store")
     logger.logLevel = .warning
     return try SQLiteStore(configuration: .init(dataDirectory: data.url.path), logger: logger)

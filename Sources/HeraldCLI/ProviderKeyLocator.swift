@@ -29,6 +29,7 @@ enum ProviderKeyLocator {
     /// `keyFile`, else the key kept in `<data-dir>/keys` (the one named by `keyID`, or the only one).
     private static func keyFileURL(keyFile: String?, keyID: String?, data: DataDirectoryOptions) throws -> URL {
         if let keyFile { return URL(fileURLWithPath: keyFile) }
+        try data.requireExisting()
         let directory = data.keysDirectory
         let kept = keptKeys(in: directory)
         if let keyID {

@@ -163,6 +163,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let configuration = try makeConfiguration()
+            try preflight()
             let environment = configuration.environment
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info

@@ -18,6 +18,7 @@ struct SendResolutionTests {
 
         init() async throws {
             url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             let out = url.appendingPathComponent("out.p8").path
             let generate = try KeysCommand.Generate.parse([
                 "--data-dir", url.path, "--key-id", keyID, "--team-id", SendResolutionTests.teamID, "--out", out,
@@ -134,8 +135,20 @@ struct SendResolutionTests {
 
     @Test("no key anywhere, or several, says what to do")
     func keyDiscovery() async throws {
-        let none = try #require(await failure(["--alert", "x", "--topic", "t"]))
-        #expect(none.contains("no provider key") && none.contains("herald keys generate"), "\(none)")
+        let noDirectory = try #require(await failure(["--alert", "x", "--topic", "t"]))
+        #expect(
+            noDirectory == "no Herald data directory at /nonexistent/herald-data (start `herald serve --data-dir /nonexistent/herald-data` first)"
+        )
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let command = try SendCommand.parse(["--data-dir", empty.path, "--token", Self.token, "--alert", "x", "--topic", "t"])
+        await #expect(throws: CLIFailure.self) { _ = try await command.resolve(now: Date()) }
+        do {
+            _ = try await command.resolve(now: Date())
+        } catch let error as CLIFailure {
+            #expect(error.description.contains("no provider key") && error.description.contains("herald keys generate"), "\(error)")
+        }
 
         let data = try await DataDirectory()
         let second = try KeysCommand.Generate.parse([
@@ -162,6 +175,7 @@ struct SendResolutionTests {
     @Test("keys generate --no-keep keeps no copy")
     func noKeep() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let generate = try KeysCommand.Generate.parse([
             "--data-dir", directory.path, "--team-id", Self.teamID, "--out", directory.appendingPathComponent("k.p8").path, "--no-keep",
