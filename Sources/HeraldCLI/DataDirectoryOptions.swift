@@ -1,6 +1,12 @@
 import ArgumentParser
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How every command finds Herald's data directory: `--data-dir`, else `HERALD_DATA_DIR`, else `./herald-data`.
 ///
 /// Only `herald serve` creates it. The other commands need it to exist (``requireExisting()``): run in another
@@ -28,6 +34,14 @@ struct DataDirectoryOptions: ParsableArguments {
     var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
     /// Where `herald serve` and `herald keys generate` keep the keys `herald send` and `herald keys token` find.
     var keysDirectory: URL { url.appendingPathComponent("keys", isDirectory: true) }
+
+    /// Throws a ``CLIFailure`` naming the database when it exists but cannot be written (SQLite would say only
+    /// "attempt to write a readonly database").
+    func requireWritableDatabase() throws {
+        let database = url.appendingPathComponent("herald.sqlite").path
+        guard FileManager.default.fileExists(atPath: database), access(database, R_OK | W_OK) != 0 else { return }
+        throw CLIFailure("cannot write the database \(database): \(SystemError.text(errno)) (fix its permissions, or choose another --data-dir)")
+    }
 
     /// Throws a ``CLIFailure`` naming the directory and what to run, unless the data directory exists.
     func requireExisting() throws {

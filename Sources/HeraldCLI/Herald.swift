@@ -34,8 +34,7 @@ extension ParsableCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
-            let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("herald: error: \(text)\n".utf8))
+            FileHandle.standardError.write(Data("herald: error: \(SystemError.line(error))\n".utf8))
             throw ExitCode.failure
         }
     }

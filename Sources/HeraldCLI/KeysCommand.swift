@@ -145,6 +145,7 @@ private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions,
 /// Opens the data directory's store for a short CLI command; the data directory must exist (`herald serve` makes it).
 func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
     try data.requireExisting()
+    try data.requireWritableDatabase()
     var logger = Logger(label: "herald.store")
     logger.logLevel = .warning
     return try SQLiteStore(configuration: .init(dataDirectory: data.url.path), logger: logger)

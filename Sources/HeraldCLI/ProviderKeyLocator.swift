@@ -28,7 +28,10 @@ enum ProviderKeyLocator {
 
     /// `keyFile`, else the key kept in `<data-dir>/keys` (the one named by `keyID`, or the only one).
     private static func keyFileURL(keyFile: String?, keyID: String?, data: DataDirectoryOptions) throws -> URL {
-        if let keyFile { return URL(fileURLWithPath: keyFile) }
+        if let keyFile {
+            try SystemError.requireReadable(keyFile)
+            return URL(fileURLWithPath: keyFile)
+        }
         try data.requireExisting()
         let directory = data.keysDirectory
         let kept = keptKeys(in: directory)

@@ -76,6 +76,7 @@ extension SendCommand {
         }
         do {
             if let path = apnsFile ?? payloadFile {
+                try SystemError.requireReadable(path)
                 return try APNSFile(contentsOf: URL(fileURLWithPath: path))
             }
             if let payload {

@@ -21,8 +21,8 @@ struct SendCommand: AsyncParsableCommand {
             shows progress on standard error, and prints a summary: sent, accepted, each reason, latency.
 
             Exit status: 0 when every notification was accepted (200); 1 when any was rejected or got no answer; \
-            1, with one line on standard error, for a usage error or when no connection could be made. \
-            See docs/herald-send.md.
+            1, with one line on standard error, for a bad option value, a file it cannot read or no connection; \
+            64 for a command line that cannot be parsed. See docs/herald-send.md.
             """
     )
 

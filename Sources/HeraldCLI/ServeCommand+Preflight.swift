@@ -13,6 +13,17 @@ extension ServeCommand {
     func preflight() throws {
         try prepareDataDirectory()
         try DataDirectoryLock.acquire(in: data.url)
+        try data.requireWritableDatabase()
+        for (port, option) in [(tlsPort, "--tls-port"), (cleartextPort, "--h2c-port"), (linkPort, "--link-port")] where port > 0 {
+            guard let failure = PortProbe.failure(host: host, port: port) else { continue }
+            let hint: String
+            switch failure.code {
+            case EADDRINUSE: hint = "is another herald serve running? choose another port with \(option)"
+            case EACCES: hint = "ports below 1024 need privileges; choose another with \(option)"
+            default: hint = "check --host and \(option)"
+            }
+            throw CLIFailure("cannot listen on \(host):\(port): \(failure.text) (\(hint))")
+        }
     }
 
     /// Creates the data directory when it does not exist: `serve` is the one command that does.
@@ -23,6 +34,11 @@ extension ServeCommand {
         } catch {
             throw CLIFailure(
                 "cannot create the data directory \(path): \(SystemError.text(SystemError.code(of: error) ?? EIO)) (choose another with --data-dir)"
+            )
+        }
+        guard access(path, W_OK) == 0 else {
+            throw CLIFailure(
+                "cannot write to the data directory \(path): \(SystemError.text(errno)) (fix its permissions, or choose another with --data-dir)"
             )
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
 import Glibc
@@ -32,5 +33,26 @@ extension SystemError {
         case .fileWriteFileExists: return EEXIST
         default: return nil
         }
+    }
+}
+
+extension SystemError {
+    /// One line for an error from the system or a library: the `errno` text with the path it concerns when there is
+    /// one, else the first line of its description.
+    static func line(_ error: any Error) -> String {
+        if let io = error as? IOError { return SystemError.text(io.errnoCode) }
+        if let code = code(of: error) {
+            let path = (error as? CocoaError)?.filePath ?? ((error as NSError).userInfo[NSFilePathErrorKey] as? String)
+            return path.map { "\($0): \(text(code))" } ?? text(code)
+        }
+        let description = "\(error)"
+        return description.split(separator: "\n").first.map(String.init) ?? description
+    }
+
+    /// Throws ``CLIFailure`` ("cannot read PATH: no such file or directory") unless the file can be opened for reading.
+    static func requireReadable(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CLIFailure("cannot read \(path): \(text(errno))") }
+        close(descriptor)
     }
 }
