@@ -50,7 +50,8 @@ enum ProviderKeyLocator {
                     + "or run `herald serve` once (it makes a development key) or `herald keys generate --team-id TEAMID`"
             )
         default:
-            throw CLIFailure("\(kept.count) keys in \(directory.path): choose one with --key-id or --key-file")
+            let ids = kept.compactMap { Self.keyID(fromFileName: $0.lastPathComponent) }.joined(separator: ", ")
+            throw CLIFailure("\(kept.count) keys in \(directory.path) (\(ids)): choose one with --key-id or --key-file")
         }
     }
 

@@ -156,7 +156,7 @@ struct SendResolutionTests {
         ])
         try await second.run()
         let several = try #require(await failure(["--alert", "x", "--topic", "t"], data: data))
-        #expect(several.contains("2 keys in"), "\(several)")
+        #expect(several.contains("2 keys in") && several.contains("(CLIKEY1234, CLIKEY5678)"), "\(several)")
         let chosen = try await resolve(["--alert", "x", "--topic", "t", "--key-id", "CLIKEY5678"], data: data)
         guard case .token(let key) = chosen.configuration.authentication else {
             Issue.record("token authentication expected")
@@ -170,6 +170,23 @@ struct SendResolutionTests {
         #expect(noKeyID.contains("give --key-id"), "\(noKeyID)")
         let unknownTeam = try #require(await failure(["--alert", "x", "--topic", "t", "--key-file", unnamed, "--key-id", "UNKNOWNKEY"], data: data))
         #expect(unknownTeam.contains("give --team-id"), "\(unknownTeam)")
+    }
+
+    @Test("keys generate writes the key into <data-dir>/keys, not the current directory")
+    func generateIntoDataDirectory() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await KeysCommand.Generate.parse(["--data-dir", directory.path, "--key-id", "GENKEY1234", "--team-id", Self.teamID]).run()
+        let kept = ProviderKeyLocator.keptKeys(in: directory.appendingPathComponent("keys"))
+        #expect(kept.map(\.lastPathComponent) == ["AuthKey_GENKEY1234.p8"])
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/AuthKey_GENKEY1234.p8"))
+        let mode = try FileManager.default.attributesOfItem(atPath: kept[0].path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let nowhere = try KeysCommand.Generate.parse(["--data-dir", directory.path, "--team-id", Self.teamID, "--no-keep"])
+        // "--no-keep needs --out FILE", on standard error; nothing registered or written.
+        await #expect(throws: (any Error).self) { try await nowhere.run() }
+        #expect(ProviderKeyLocator.keptKeys(in: directory.appendingPathComponent("keys")).count == 1)
     }
 
     @Test("keys generate --no-keep keeps no copy")
