@@ -18,7 +18,7 @@ struct DeviceCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The device link's URL.")
+    @Option(help: "The server's device link: the devices: URL of herald serve's banner.")
     var server = "ws://127.0.0.1:2196/device-link"
 
     @Option(help: "The device id (from `herald devices add NAME`).")

@@ -7,6 +7,7 @@ struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "An APNs-compatible push notification service.",
+        version: HeraldVersion.current,
         subcommands: [
             ServeCommand.self, SendCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
             DevicesCommand.self, DeviceCommand.self, TraceCommand.self,

@@ -21,6 +21,7 @@ extension SendCommand {
         guard repeatCount >= 1 else { throw CLIFailure("--repeat must be at least 1") }
         if let rate, !(rate > 0 && rate.isFinite) { throw CLIFailure("--rate must be a positive number of notifications per second") }
         guard timeout > 0, timeout.isFinite else { throw CLIFailure("--timeout must be a positive number of seconds") }
+        if deprecatedURL != nil, server != Self.defaultURL { throw CLIFailure("give --server only (--url is its old name)") }
         guard let endpoint = APNSProviderClient.Endpoint(url: url) else {
             throw CLIFailure("'\(url)' is not a server URL (expected https://host:port or http://host:port)")
         }

@@ -77,7 +77,14 @@ struct SendCommand: AsyncParsableCommand {
     var certKey: String?
 
     @Option(help: "The server: https://host:port (TLS, ALPN h2) or http://host:port (h2c).")
-    var url = SendCommand.defaultURL
+    var server = SendCommand.defaultURL
+
+    /// `--server`'s old name, kept (hidden) so that scripts written for it still work.
+    @Option(name: .customLong("url"), help: .hidden)
+    var deprecatedURL: String?
+
+    /// The server's URL: `--server`, or the deprecated `--url`.
+    var url: String { deprecatedURL ?? server }
 
     @Option(name: .customLong("ca-file"), help: "Trust only this CA (PEM); default: <data-dir>/tls/ca.pem and the system's CAs.")
     var caFile: String?
@@ -98,6 +105,9 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
+            if deprecatedURL != nil {
+                FileHandle.standardError.write(Data("herald: warning: --url is deprecated; use --server (the name herald device uses)\n".utf8))
+            }
             let plan = try await resolve(now: Date())
             var logger = Logger(label: "herald.send")
             logger.logLevel = .warning

@@ -194,7 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
                     let webPort = await web?.port
                     let banner =
                         [
-                            "Herald \(environment.rawValue) gateway",
+                            "Herald \(HeraldVersion.current) \(environment.rawValue) gateway",
                             "  data:       \(dataPath) (SQLite)",
                             "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
                             "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",

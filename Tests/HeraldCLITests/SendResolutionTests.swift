@@ -85,7 +85,7 @@ struct SendResolutionTests {
         let plan = try await resolve(
             [
                 "--payload", #"{"aps":{"alert":"x","content-available":1}}"#, "--topic", "t", "--push-type", "voip", "--collapse-id", "c",
-                "--apns-id", "not-a-uuid", "--expiration", "+60", "--url", "http://127.0.0.1:2195", "--repeat", "3", "--rate", "10",
+                "--apns-id", "not-a-uuid", "--expiration", "+60", "--server", "http://127.0.0.1:2195", "--repeat", "3", "--rate", "10",
             ],
             data: data
         )
@@ -119,7 +119,7 @@ struct SendResolutionTests {
             (["--alert", "x"], "give --topic"),
             (["--alert", "x", "--topic", "t", "--repeat", "0"], "--repeat must be at least 1"),
             (["--alert", "x", "--topic", "t", "--rate", "0"], "--rate must be"),
-            (["--alert", "x", "--topic", "t", "--url", "localhost:2197"], "is not a server URL"),
+            (["--alert", "x", "--topic", "t", "--server", "localhost:2197"], "is not a server URL"),
             (["--alert", "x", "--topic", "t", "--expiration", "soon"], "--expiration must be"),
             (["--alert", "x", "--topic", "t", "--cert", "c.pem"], "--cert and --cert-key go together"),
             (["--alert", "x", "--topic", "t", "--cert", "c.pem", "--cert-key", "k.pem", "--team-id", "T"], "not both"),
@@ -170,6 +170,18 @@ struct SendResolutionTests {
         #expect(noKeyID.contains("give --key-id"), "\(noKeyID)")
         let unknownTeam = try #require(await failure(["--alert", "x", "--topic", "t", "--key-file", unnamed, "--key-id", "UNKNOWNKEY"], data: data))
         #expect(unknownTeam.contains("give --team-id"), "\(unknownTeam)")
+    }
+
+    @Test("--server names the server; --url, its old name, still works, but not with --server")
+    func serverAlias() async throws {
+        let endpoint = APNSProviderClient.Endpoint(host: "127.0.0.1", port: 2195, usesTLS: false)
+        let data = try await DataDirectory()
+        let server = try await resolve(["--alert", "x", "--topic", "t", "--server", "http://127.0.0.1:2195"], data: data)
+        #expect(server.configuration.endpoint == endpoint)
+        let old = try await resolve(["--alert", "x", "--topic", "t", "--url", "http://127.0.0.1:2195"], data: data)
+        #expect(old.configuration.endpoint == endpoint)
+        let both = try #require(await failure(["--alert", "x", "--topic", "t", "--url", "http://a:1", "--server", "http://b:2"], data: data))
+        #expect(both == "give --server only (--url is its old name)")
     }
 
     @Test("keys generate writes the key into <data-dir>/keys, not the current directory")

@@ -41,7 +41,7 @@ struct QuickStartTests {
 
             let sent = try await ExternalProcess.run(
                 herald,
-                ["send", "--url", "https://localhost:\(tlsPort)", "--topic", "com.example.app", "--alert", "Hello from Herald"],
+                ["send", "--server", "https://localhost:\(tlsPort)", "--topic", "com.example.app", "--alert", "Hello from Herald"],
                 currentDirectory: directory,
                 deadline: .seconds(60)
             )
