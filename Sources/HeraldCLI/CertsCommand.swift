@@ -28,6 +28,7 @@ struct CertsCommand: AsyncParsableCommand {
                     case "both": .both
                     default: throw CLIFailure("unknown environment '\(environment)' (expected sandbox, production or both)")
                     }
+                try data.requireExisting()
                 let pki = try DevelopmentPKI.loadOrCreate(in: data.tlsDirectory, now: Date())
                 let issued = try pki.authority.issueProviderCertificate(topics: topic, environments: scope, teamID: nil, now: Date())
                 try issued.write(certificateTo: URL(fileURLWithPath: cert), privateKeyTo: URL(fileURLWithPath: key))

@@ -18,7 +18,7 @@ struct DeviceCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The device link's URL.")
+    @Option(help: "The server's device link: the devices: URL of herald serve's banner.")
     var server = "ws://127.0.0.1:2196/device-link"
 
     @Option(help: "The device id (from `herald devices add NAME`).")
@@ -93,6 +93,7 @@ struct DeviceCommand: AsyncParsableCommand {
         let environment = try parseEnvironment(environment)
         var base: DeviceManifest
         if let manifest {
+            try SystemError.requireReadable(manifest)
             do {
                 base = try DeviceManifest(contentsOf: URL(fileURLWithPath: manifest))
             } catch {
@@ -128,6 +129,9 @@ struct DeviceLinkEndpoint: Sendable {
         self.port = url.port ?? 80
         self.path = url.path.isEmpty ? "/device-link" : url.path
     }
+
+    /// The URL again, as `--server` takes it.
+    var url: String { "ws://\(host):\(port)\(path)" }
 }
 
 /// A JSON string literal for `text`.

@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldDeviceHost
 import HeraldDeviceLink
 import HeraldSimulator
+import Synchronization
 
 /// The life of `herald device`: a ``LinkedDevice`` whose events are printed.
 struct DeviceLinkLoop: Sendable {
@@ -20,8 +21,9 @@ struct DeviceLinkLoop: Sendable {
         configuration.maximumBackoff = .milliseconds(Int64(maximumBackoff * 1000))
         let output = self.output
         let endpoint = self.endpoint
+        let notice = UnreachableNotice()
         let linked = LinkedDevice(device: device, configuration: configuration) { event in
-            output.show(event, endpoint: endpoint)
+            output.show(event, endpoint: endpoint, notice: notice)
         }
         do {
             try await linked.run()
@@ -32,11 +34,15 @@ struct DeviceLinkLoop: Sendable {
 }
 
 extension DeviceOutput {
-    /// Prints one event of the linked device.
-    func show(_ event: LinkedDeviceEvent, endpoint: DeviceLinkEndpoint) {
+    /// Prints one event of the linked device; a server that cannot be reached is one hint until the device connects.
+    func show(_ event: LinkedDeviceEvent, endpoint: DeviceLinkEndpoint, notice: UnreachableNotice) {
         switch event {
-        case .connected(let welcome): connected(welcome)
-        case .enrolled(let welcome, let secret): enrolled(welcome, secret: secret)
+        case .connected(let welcome):
+            notice.reset()
+            connected(welcome)
+        case .enrolled(let welcome, let secret):
+            notice.reset()
+            enrolled(welcome, secret: secret)
         case .registered(let registration): registered(registration)
         case .notification(let notification): self.notification(notification)
         case .report(let report): self.report(report)
@@ -46,9 +52,30 @@ extension DeviceOutput {
             let what = "console: \(interaction.kind) \(target) in \(interaction.bundleID)"
             status(error.map { "\(what) refused: \($0)" } ?? what)
         case .linkClosed: status("link closed; reconnecting")
-        case .unreachable(let error, let delay):
-            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-            status("cannot reach \(endpoint.host):\(endpoint.port): \(error); retrying in \(String(format: "%.1f", seconds)) s")
+        case .unreachable:
+            // The device keeps retrying (with backoff); saying so at every attempt would bury the hint.
+            guard notice.isFirstSinceConnected() else { return }
+            status(
+                "cannot reach \(endpoint.url) (is `herald serve` running? --server takes the devices: URL of its banner); retrying until it answers"
+            )
         }
+    }
+}
+
+/// Whether `herald device` already said that the server cannot be reached, since it was last connected.
+final class UnreachableNotice: Sendable {
+    private let shown = Mutex(false)
+
+    /// `true` the first time after creation or ``reset()``; `false` after that.
+    func isFirstSinceConnected() -> Bool {
+        shown.withLock { shown in
+            defer { shown = true }
+            return !shown
+        }
+    }
+
+    /// The device connected: the next outage gets its hint again.
+    func reset() {
+        shown.withLock { $0 = false }
     }
 }

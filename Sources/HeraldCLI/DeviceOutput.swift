@@ -72,7 +72,7 @@ struct DeviceOutput: Sendable {
     }
 
     /// A report's detail as `key=value` words: strings quoted when they have spaces, lists joined by commas, nested
-    /// objects named only (the `--json` output has them whole).
+    /// objects named only, empty strings and nulls left out (the `--json` output has them whole).
     static func words(_ detail: [String: HeraldUserNotifications.JSONValue]) -> String {
         detail.keys.sorted().compactMap { key -> String? in
             guard let value = detail[key], let text = word(value) else { return nil }
@@ -87,8 +87,9 @@ struct DeviceOutput: Sendable {
         case .int(let number): return String(number)
         case .double(let number): return String(number)
         case .string(let text):
+            guard !text.isEmpty else { return nil }
             let short = text.count > 60 ? String(text.prefix(59)) + "…" : text
-            return short.contains(" ") || short.isEmpty ? "“\(short)”" : short
+            return short.contains(" ") ? "“\(short)”" : short
         case .array(let items):
             let texts = items.compactMap(word)
             return texts.isEmpty ? nil : texts.joined(separator: ",")

@@ -7,22 +7,12 @@ struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "An APNs-compatible push notification service.",
+        version: HeraldVersion.current,
         subcommands: [
             ServeCommand.self, SendCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
             DevicesCommand.self, DeviceCommand.self, TraceCommand.self, AppsCommand.self,
         ]
     )
-}
-
-/// The data directory option shared by every command.
-struct DataDirectoryOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: "Herald's data directory (database, TLS files).")
-    var dataDirectory = "./herald-data"
-
-    var url: URL { URL(fileURLWithPath: dataDirectory, isDirectory: true) }
-    var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
-    /// Where `herald keys generate` keeps a copy of each key it makes, for `herald send`.
-    var keysDirectory: URL { url.appendingPathComponent("keys", isDirectory: true) }
 }
 
 /// A failure the CLI reports as one line and a non-zero exit.
@@ -45,8 +35,7 @@ extension ParsableCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
-            let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("herald: error: \(text)\n".utf8))
+            FileHandle.standardError.write(Data("herald: error: \(SystemError.line(error))\n".utf8))
             throw ExitCode.failure
         }
     }

@@ -54,32 +54,43 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct Generate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a new .p8 key for development and register it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new .p8 key for development and register it.",
+            discussion: """
+                The key is written to <data-dir>/keys/AuthKey_<KEYID>.p8 (mode 0600), where `herald send` and \
+                `herald keys token` find it, and never into the current directory unless --out says so. With several \
+                keys there, those commands need --key-id: the development key `herald serve` made is one of them.
+                """
+        )
         @OptionGroup var data: DataDirectoryOptions
         @Option(name: .customLong("key-id"), help: "The key id (default: random, 10 characters).") var keyID: String?
         @Option(name: .customLong("team-id"), help: "The team id.") var teamID: String
-        @Option(help: "Where to write the .p8 file (default: AuthKey_<KEYID>.p8).") var out: String?
+        @Option(help: "Also write the .p8 file here.") var out: String?
         @Flag(
             inversion: .prefixedNo,
-            help: "Keep a copy in <data-dir>/keys/AuthKey_<KEYID>.p8, where `herald send` finds it without key options."
+            help: "Keep the key in <data-dir>/keys/AuthKey_<KEYID>.p8, where `herald send` finds it (--no-keep needs --out)."
         )
         var keep = true
         @OptionGroup var scope: ScopeOptions
 
         func run() async throws {
             try await reportingErrors {
+                guard keep || out != nil else { throw CLIFailure("--no-keep needs --out FILE (the key must be written somewhere)") }
                 let key = try PrivateSigningKey.generate(teamID: teamID, keyID: keyID ?? SigningKey.randomID())
-                let path = out ?? "AuthKey_\(key.keyID).p8"
                 // Register first: a refused registration (an existing key id) must not overwrite a .p8 file.
                 try await register(key, scope: scope, data: data)
-                try key.write(p8To: URL(fileURLWithPath: path))
-                var note = "registered key \(key.keyID) of team \(teamID); wrote \(path)"
+                var written: [String] = []
+                if let out {
+                    try key.write(p8To: URL(fileURLWithPath: out))
+                    written.append(out)
+                }
                 if keep {
                     let kept = data.keysDirectory.appendingPathComponent(ProviderKeyLocator.fileName(keyID: key.keyID))
                     try key.write(p8To: kept)
-                    note += " and \(kept.path)"
+                    written.append(kept.path)
                 }
-                print(path)
+                print(written[0])
+                let note = "registered key \(key.keyID) of team \(teamID); wrote \(written.joined(separator: " and "))"
                 FileHandle.standardError.write(Data("\(note)\n".utf8))
             }
         }
@@ -101,15 +112,24 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct Token: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a provider token (JWT, ES256) for the authorization header.")
-        @Option(help: "The .p8 file.") var p8: String
-        @Option(name: .customLong("key-id"), help: "The key id (kid).") var keyID: String
-        @Option(name: .customLong("team-id"), help: "The team id (iss).") var teamID: String
+        static let configuration = CommandConfiguration(
+            abstract: "Print a provider token (JWT, ES256) for the authorization header.",
+            discussion: """
+                Without options it signs with the key `herald send` uses: the one kept in <data-dir>/keys (made by \
+                `herald serve` on its first start, or by `herald keys generate`), with the team id the data directory \
+                registered for it.
+                """
+        )
+        @OptionGroup var data: DataDirectoryOptions
+        @Option(help: "The .p8 file (default: the key kept in <data-dir>/keys).") var p8: String?
+        @Option(name: .customLong("key-id"), help: "The key id (kid; default: from an AuthKey_<KEYID>.p8 file name).") var keyID: String?
+        @Option(name: .customLong("team-id"), help: "The team id (iss; default: the one the data directory registered for the key).")
+        var teamID: String?
         @Option(help: "Issued-at time in seconds since the epoch (default: now).") var iat: Int64?
 
         func run() async throws {
             try await reportingErrors {
-                let key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
+                let key = try await ProviderKeyLocator.signingKey(keyFile: p8, keyID: keyID, teamID: teamID, data: data)
                 print(key.makeToken(issuedAt: iat ?? SystemWallClock().nowSeconds()))
             }
         }
@@ -133,9 +153,10 @@ private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions,
     await store.shutdown()
 }
 
-/// Opens the data directory's store for a short CLI command.
+/// Opens the data directory's store for a short CLI command; the data directory must exist (`herald serve` makes it).
 func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
-    try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
+    try data.requireExisting()
+    try data.requireWritableDatabase()
     var logger = Logger(label: "herald.store")
     logger.logLevel = .warning
     return try SQLiteStore(configuration: .init(dataDirectory: data.url.path), logger: logger)

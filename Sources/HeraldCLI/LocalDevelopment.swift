@@ -33,6 +33,7 @@ enum LocalDevelopment {
     /// The id and secret of the device named `name` in the data directory: read from its credentials file, or made
     /// now (like `herald devices add NAME`) and kept there (mode 0600) for the next run.
     static func deviceCredentials(name: String, data: DataDirectoryOptions) async throws -> (id: String, secret: String, isNew: Bool) {
+        try data.requireExisting()
         let file = credentialsFile(name: name, data: data)
         if let saved = try? Data(contentsOf: file) {
             guard let object = try? JSONSerialization.jsonObject(with: saved) as? [String: Any],

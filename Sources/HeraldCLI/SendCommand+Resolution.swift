@@ -21,6 +21,7 @@ extension SendCommand {
         guard repeatCount >= 1 else { throw CLIFailure("--repeat must be at least 1") }
         if let rate, !(rate > 0 && rate.isFinite) { throw CLIFailure("--rate must be a positive number of notifications per second") }
         guard timeout > 0, timeout.isFinite else { throw CLIFailure("--timeout must be a positive number of seconds") }
+        if deprecatedURL != nil, server != Self.defaultURL { throw CLIFailure("give --server only (--url is its old name)") }
         guard let endpoint = APNSProviderClient.Endpoint(url: url) else {
             throw CLIFailure("'\(url)' is not a server URL (expected https://host:port or http://host:port)")
         }
@@ -76,6 +77,7 @@ extension SendCommand {
         }
         do {
             if let path = apnsFile ?? payloadFile {
+                try SystemError.requireReadable(path)
                 return try APNSFile(contentsOf: URL(fileURLWithPath: path))
             }
             if let payload {
@@ -114,44 +116,7 @@ extension SendCommand {
                 throw CLIFailure(error.detail)
             }
         }
-        let file = try keyFileURL()
-        guard let keyID = keyID ?? ProviderKeyLocator.keyID(fromFileName: file.lastPathComponent) else {
-            throw CLIFailure("give --key-id (\(file.lastPathComponent) is not named AuthKey_<KEYID>.p8)")
-        }
-        var teamID = self.teamID
-        if teamID == nil { teamID = try await ProviderKeyLocator.registeredTeamID(keyID: keyID, data: data) }
-        guard let teamID else {
-            throw CLIFailure("give --team-id (key \(keyID) is not registered in \(data.dataDirectory))")
-        }
-        do {
-            return .token(try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: file))
-        } catch {
-            throw CLIFailure(error == .missingFile ? "cannot read the key file \(file.path)" : "\(file.path): \(error)")
-        }
-    }
-
-    /// `--key-file`, else the key kept in `<data-dir>/keys` (the one named by `--key-id`, or the only one).
-    private func keyFileURL() throws -> URL {
-        if let keyFile { return URL(fileURLWithPath: keyFile) }
-        let directory = data.keysDirectory
-        let kept = ProviderKeyLocator.keptKeys(in: directory)
-        if let keyID {
-            guard let match = kept.first(where: { ProviderKeyLocator.keyID(fromFileName: $0.lastPathComponent) == keyID }) else {
-                throw CLIFailure("no key \(keyID) in \(directory.path): give --key-file")
-            }
-            return match
-        }
-        switch kept.count {
-        case 1:
-            return kept[0]
-        case 0:
-            throw CLIFailure(
-                "no provider key: give --key-file, --key-id and --team-id (or --cert and --cert-key), "
-                    + "or run `herald keys generate --team-id TEAMID` first"
-            )
-        default:
-            throw CLIFailure("\(kept.count) keys in \(directory.path): choose one with --key-id or --key-file")
-        }
+        return .token(try await ProviderKeyLocator.signingKey(keyFile: keyFile, keyID: keyID, teamID: teamID, data: data))
     }
 
     /// `background` for a payload whose `aps` has `content-available: 1` and nothing a person would see or hear;

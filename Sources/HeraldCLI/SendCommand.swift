@@ -21,8 +21,8 @@ struct SendCommand: AsyncParsableCommand {
             shows progress on standard error, and prints a summary: sent, accepted, each reason, latency.
 
             Exit status: 0 when every notification was accepted (200); 1 when any was rejected or got no answer; \
-            1, with one line on standard error, for a usage error or when no connection could be made. \
-            See docs/herald-send.md.
+            1, with one line on standard error, for a bad option value, a file it cannot read or no connection; \
+            64 for a command line that cannot be parsed. See docs/herald-send.md.
             """
     )
 
@@ -77,7 +77,14 @@ struct SendCommand: AsyncParsableCommand {
     var certKey: String?
 
     @Option(help: "The server: https://host:port (TLS, ALPN h2) or http://host:port (h2c).")
-    var url = SendCommand.defaultURL
+    var server = SendCommand.defaultURL
+
+    /// `--server`'s old name, kept (hidden) so that scripts written for it still work.
+    @Option(name: .customLong("url"), help: .hidden)
+    var deprecatedURL: String?
+
+    /// The server's URL: `--server`, or the deprecated `--url`.
+    var url: String { deprecatedURL ?? server }
 
     @Option(name: .customLong("ca-file"), help: "Trust only this CA (PEM); default: <data-dir>/tls/ca.pem and the system's CAs.")
     var caFile: String?
@@ -98,6 +105,9 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
+            if deprecatedURL != nil {
+                FileHandle.standardError.write(Data("herald: warning: --url is deprecated; use --server (the name herald device uses)\n".utf8))
+            }
             let plan = try await resolve(now: Date())
             var logger = Logger(label: "herald.send")
             logger.logLevel = .warning

@@ -181,13 +181,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let configuration = try makeConfiguration()
+            try preflight()
             let environment = configuration.environment
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let server = try await HeraldServer(configuration: configuration, logger: logger)
-            let keyLine: String?
+            let keyLine: String
             do {
-                keyLine = try await developmentKeyLine(server: server)
+                keyLine = try await bannerKeyLine(server: server)
             } catch {
                 await server.shutdown()
                 throw error
@@ -213,7 +214,7 @@ struct ServeCommand: AsyncParsableCommand {
                     let webPort = await web?.port
                     let banner =
                         [
-                            "Herald \(environment.rawValue) gateway",
+                            "Herald \(HeraldVersion.current) \(environment.rawValue) gateway",
                             "  data:       \(dataPath) (SQLite)",
                             "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
                             "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
@@ -221,7 +222,8 @@ struct ServeCommand: AsyncParsableCommand {
                             "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")\(tokenNote)",
                             "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)\(tokenNote)",
                             "  console:    \(webPort.map { "http://\(host):\($0)/\(tokenQuery)" } ?? "off") (web console)",
-                        ] + (keyLine.map { [$0] } ?? []) + ["herald: ready"]
+                            keyLine, "herald: ready",
+                        ]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }
                 try await tasks.waitForAll()
@@ -230,20 +232,30 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Makes the development key on a data directory without keys (unless `--no-development-key`) and returns
-    /// the banner line that says where it is.
-    private func developmentKeyLine(server: HeraldServer) async throws -> String? {
-        guard developmentKey else { return nil }
-        guard
+    /// Makes the development key on a data directory without keys (unless `--no-development-key`) and returns the
+    /// banner's `key:` line, on every start: the key `herald send` and `herald keys token` sign with by default.
+    private func bannerKeyLine(server: HeraldServer) async throws -> String {
+        if developmentKey,
             let made = try await LocalDevelopment.ensureDevelopmentKey(
                 store: server.store,
                 keysDirectory: data.keysDirectory,
                 clock: server.configuration.clock
             )
-        else { return nil }
-        let path = made.file.standardizedFileURL.path
-        return
-            "  key:        \(path) (key id \(made.keyID), team \(LocalDevelopment.developmentTeamID): made for development; `herald send` signs with it)"
+        {
+            let path = made.file.standardizedFileURL.path
+            return "  key:        \(path) (key id \(made.keyID), team \(LocalDevelopment.developmentTeamID): "
+                + "made for development; `herald send` and `herald keys token` sign with it)"
+        }
+        let kept = ProviderKeyLocator.keptKeys(in: data.keysDirectory)
+        guard kept.count == 1, let keyID = ProviderKeyLocator.keyID(fromFileName: kept[0].lastPathComponent) else {
+            let directory = data.keysDirectory.standardizedFileURL.path
+            return kept.isEmpty
+                ? "  key:        none in \(directory) (`herald keys generate --team-id TEAMID` makes one)"
+                : "  key:        \(kept.count) keys in \(directory) (choose one with --key-id)"
+        }
+        let team = try await server.store.signingKeys().first { $0.keyID == keyID }?.teamID
+        return "  key:        \(kept[0].standardizedFileURL.path) (key id \(keyID), team \(team ?? "not registered"); "
+            + "`herald send` and `herald keys token` sign with it)"
     }
 }
 

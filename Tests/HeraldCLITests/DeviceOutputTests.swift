@@ -19,11 +19,11 @@ struct DeviceOutputTests {
         #expect(DeviceOutput.summary(ofPayload: "not json") == "(no aps)")
     }
 
-    @Test("a report's detail reads as key=value words, in key order; nested values are named, nulls left out")
+    @Test("a report's detail reads as key=value words, in key order; nested values are named, nulls and empty strings left out")
     func reportWords() {
         let detail: [String: JSONValue] = [
             "title": .string("A photo"), "presentation": .array([.string("list"), .string("banner")]), "priority": .int(10),
-            "inNotificationCenter": .bool(true), "attachments": .object(["a": .int(1)]), "thread": .null,
+            "inNotificationCenter": .bool(true), "attachments": .object(["a": .int(1)]), "thread": .null, "subtitle": .string(""),
         ]
         #expect(
             DeviceOutput.words(detail) == "attachments={…} inNotificationCenter=true presentation=list,banner priority=10 title=“A photo”"

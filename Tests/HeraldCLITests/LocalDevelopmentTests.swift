@@ -10,6 +10,7 @@ import Testing
 struct LocalDevelopmentTests {
     static func withData(_ body: (DataDirectoryOptions) async throws -> Void) async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-local-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: url) }
         try await body(try DataDirectoryOptions.parse(["--data-dir", url.path]))
     }

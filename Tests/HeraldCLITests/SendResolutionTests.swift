@@ -18,6 +18,7 @@ struct SendResolutionTests {
 
         init() async throws {
             url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             let out = url.appendingPathComponent("out.p8").path
             let generate = try KeysCommand.Generate.parse([
                 "--data-dir", url.path, "--key-id", keyID, "--team-id", SendResolutionTests.teamID, "--out", out,
@@ -84,7 +85,7 @@ struct SendResolutionTests {
         let plan = try await resolve(
             [
                 "--payload", #"{"aps":{"alert":"x","content-available":1}}"#, "--topic", "t", "--push-type", "voip", "--collapse-id", "c",
-                "--apns-id", "not-a-uuid", "--expiration", "+60", "--url", "http://127.0.0.1:2195", "--repeat", "3", "--rate", "10",
+                "--apns-id", "not-a-uuid", "--expiration", "+60", "--server", "http://127.0.0.1:2195", "--repeat", "3", "--rate", "10",
             ],
             data: data
         )
@@ -118,7 +119,7 @@ struct SendResolutionTests {
             (["--alert", "x"], "give --topic"),
             (["--alert", "x", "--topic", "t", "--repeat", "0"], "--repeat must be at least 1"),
             (["--alert", "x", "--topic", "t", "--rate", "0"], "--rate must be"),
-            (["--alert", "x", "--topic", "t", "--url", "localhost:2197"], "is not a server URL"),
+            (["--alert", "x", "--topic", "t", "--server", "localhost:2197"], "is not a server URL"),
             (["--alert", "x", "--topic", "t", "--expiration", "soon"], "--expiration must be"),
             (["--alert", "x", "--topic", "t", "--cert", "c.pem"], "--cert and --cert-key go together"),
             (["--alert", "x", "--topic", "t", "--cert", "c.pem", "--cert-key", "k.pem", "--team-id", "T"], "not both"),
@@ -134,8 +135,20 @@ struct SendResolutionTests {
 
     @Test("no key anywhere, or several, says what to do")
     func keyDiscovery() async throws {
-        let none = try #require(await failure(["--alert", "x", "--topic", "t"]))
-        #expect(none.contains("no provider key") && none.contains("herald keys generate"), "\(none)")
+        let noDirectory = try #require(await failure(["--alert", "x", "--topic", "t"]))
+        #expect(
+            noDirectory == "no Herald data directory at /nonexistent/herald-data (start `herald serve --data-dir /nonexistent/herald-data` first)"
+        )
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let command = try SendCommand.parse(["--data-dir", empty.path, "--token", Self.token, "--alert", "x", "--topic", "t"])
+        await #expect(throws: CLIFailure.self) { _ = try await command.resolve(now: Date()) }
+        do {
+            _ = try await command.resolve(now: Date())
+        } catch let error as CLIFailure {
+            #expect(error.description.contains("no provider key") && error.description.contains("herald keys generate"), "\(error)")
+        }
 
         let data = try await DataDirectory()
         let second = try KeysCommand.Generate.parse([
@@ -143,7 +156,7 @@ struct SendResolutionTests {
         ])
         try await second.run()
         let several = try #require(await failure(["--alert", "x", "--topic", "t"], data: data))
-        #expect(several.contains("2 keys in"), "\(several)")
+        #expect(several.contains("2 keys in") && several.contains("(CLIKEY1234, CLIKEY5678)"), "\(several)")
         let chosen = try await resolve(["--alert", "x", "--topic", "t", "--key-id", "CLIKEY5678"], data: data)
         guard case .token(let key) = chosen.configuration.authentication else {
             Issue.record("token authentication expected")
@@ -159,9 +172,39 @@ struct SendResolutionTests {
         #expect(unknownTeam.contains("give --team-id"), "\(unknownTeam)")
     }
 
+    @Test("--server names the server; --url, its old name, still works, but not with --server")
+    func serverAlias() async throws {
+        let endpoint = APNSProviderClient.Endpoint(host: "127.0.0.1", port: 2195, usesTLS: false)
+        let data = try await DataDirectory()
+        let server = try await resolve(["--alert", "x", "--topic", "t", "--server", "http://127.0.0.1:2195"], data: data)
+        #expect(server.configuration.endpoint == endpoint)
+        let old = try await resolve(["--alert", "x", "--topic", "t", "--url", "http://127.0.0.1:2195"], data: data)
+        #expect(old.configuration.endpoint == endpoint)
+        let both = try #require(await failure(["--alert", "x", "--topic", "t", "--url", "http://a:1", "--server", "http://b:2"], data: data))
+        #expect(both == "give --server only (--url is its old name)")
+    }
+
+    @Test("keys generate writes the key into <data-dir>/keys, not the current directory")
+    func generateIntoDataDirectory() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await KeysCommand.Generate.parse(["--data-dir", directory.path, "--key-id", "GENKEY1234", "--team-id", Self.teamID]).run()
+        let kept = ProviderKeyLocator.keptKeys(in: directory.appendingPathComponent("keys"))
+        #expect(kept.map(\.lastPathComponent) == ["AuthKey_GENKEY1234.p8"])
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/AuthKey_GENKEY1234.p8"))
+        let mode = try FileManager.default.attributesOfItem(atPath: kept[0].path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let nowhere = try KeysCommand.Generate.parse(["--data-dir", directory.path, "--team-id", Self.teamID, "--no-keep"])
+        // "--no-keep needs --out FILE", on standard error; nothing registered or written.
+        await #expect(throws: (any Error).self) { try await nowhere.run() }
+        #expect(ProviderKeyLocator.keptKeys(in: directory.appendingPathComponent("keys")).count == 1)
+    }
+
     @Test("keys generate --no-keep keeps no copy")
     func noKeep() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-send-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let generate = try KeysCommand.Generate.parse([
             "--data-dir", directory.path, "--team-id", Self.teamID, "--out", directory.appendingPathComponent("k.p8").path, "--no-keep",

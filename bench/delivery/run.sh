@@ -79,6 +79,7 @@ start_server() {
     DATA=$WORK/$name-data
     H2C=$(free_port)
     LINK=$(free_port)
+    mkdir -p "$DATA" # only `herald serve` creates a data directory; the key comes first here
     "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/key.p8" \
         --environment both --data-dir "$DATA" >"$WORK/$name-keys.log" 2>&1 || { cat "$WORK/$name-keys.log" >&2; die "herald keys generate failed"; }
     "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA" --host 127.0.0.1 --h2c-port "$H2C" --tls-port=-1 \

@@ -106,6 +106,7 @@ if has herald; then
     HERALD_H2C=$(free_port)
     HERALD_TLS=$(free_port)
     say "herald: keys, token, serve (data dir $DATA)"
+    mkdir -p "$DATA" # only `herald serve` creates a data directory; keys and tokens come first here
     "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/key.p8" \
         --environment both --data-dir "$DATA" >"$WORK/keys.log" 2>&1 || { cat "$WORK/keys.log" >&2; die "herald keys generate failed"; }
     DEVICE_TOKEN=$("$HERALD_BIN" tokens register --topic "$TOPIC" --environment sandbox --data-dir "$DATA" 2>"$WORK/tokens.log" | tail -1) \

@@ -25,6 +25,7 @@ trap 'rm -rf "$WORK"' EXIT
 gcc -O2 -Wall -o "$WORK/sqlite_floor" bench/store/sqlite_floor.c -lsqlite3 \
     || die "could not build sqlite_floor.c (apt-get install libsqlite3-dev)"
 # A data file with Herald's current schema (every migration applied).
+mkdir -p "$WORK/data" # only `herald serve` creates a data directory
 "$HERALD_BIN" tokens register --topic com.example.app --data-dir "$WORK/data" >/dev/null
 PINNED=()
 [ "$PIN" = 1 ] && command -v taskset >/dev/null && PINNED=(taskset -c 1)

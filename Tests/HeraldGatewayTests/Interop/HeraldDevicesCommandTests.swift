@@ -13,9 +13,10 @@ struct HeraldDevicesCommandTests {
         return try await ExternalProcess.run(executable, arguments + ["--data-dir", data.path], deadline: .seconds(60))
     }
 
-    /// Runs the body with a fresh data directory, removed afterwards.
+    /// Runs the body with a fresh (empty) data directory, removed afterwards.
     static func withDataDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-devices-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: data) }
         return try await body(data)
     }

@@ -139,6 +139,27 @@ struct HeraldExecutableInteropTests {
         #expect(server.process.terminationReason == .exit, "\(stopped)")
     }
 
+    @Test("herald --version prints the version, which the serve banner shows too")
+    func version() async throws {
+        let herald = try await Self.heraldExecutable()
+        let printed = try await ExternalProcess.run(herald, ["--version"])
+        #expect(printed.succeeded && printed.stderr.isEmpty, "\(printed)")
+        let version = try #require(printed.lines.first, "\(printed)")
+        #expect(printed.lines.count == 1, "\(printed)")
+        let parts = version.split(separator: "-", maxSplits: 1)[0].split(separator: ".")
+        #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "\(version) is not MAJOR.MINOR.PATCH")
+
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-version-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try ExternalProcess(
+            herald,
+            ["serve", "--data-dir", data.path, "--tls-port", "-1", "--h2c-port", "0", "--link-port", "-1", "--log-level", "warning"]
+        )
+        defer { server.killAndWait() }
+        let banner = try await server.waitForOutput(deadline: .seconds(30)) { $0 == "herald: ready" }
+        #expect(banner.hasPrefix("Herald \(version) sandbox gateway\n"), "\(banner)")
+    }
+
     /// The port in the first `<prefix><port>` of the banner.
     static func port(after prefix: String, in banner: String) -> Int? {
         guard let start = banner.range(of: prefix) else { return nil }

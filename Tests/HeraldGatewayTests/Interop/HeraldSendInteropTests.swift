@@ -51,7 +51,7 @@ struct HeraldSendInteropTests {
         /// Runs `herald send` with the data directory and the TLS URL unless `url` says otherwise.
         func send(_ arguments: [String], url: String? = nil) async throws -> ProcessResult {
             let target = url ?? "https://localhost:\(tlsPort)"
-            return try await ExternalProcess.run(herald, ["send", "--data-dir", data.path, "--url", target] + arguments, deadline: .seconds(60))
+            return try await ExternalProcess.run(herald, ["send", "--data-dir", data.path, "--server", target] + arguments, deadline: .seconds(60))
         }
 
         /// Runs another `herald` command with the data directory.
@@ -211,7 +211,7 @@ struct HeraldSendInteropTests {
             let closedPort = try await ExternalProcess.run(
                 server.herald,
                 [
-                    "send", "--data-dir", server.data.path, "--url", "http://127.0.0.1:1", "--token", server.token, "--alert", "x", "--topic",
+                    "send", "--data-dir", server.data.path, "--server", "http://127.0.0.1:1", "--token", server.token, "--alert", "x", "--topic",
                     Self.topic,
                 ]
             )

@@ -45,7 +45,7 @@ final class HeraldServeProcess: Sendable {
 
     /// The URL `herald device --server` takes.
     var deviceLinkURL: String { "ws://127.0.0.1:\(linkPort)/device-link" }
-    /// The URL `herald send --url` takes.
+    /// The URL `herald send --server` takes.
     var providerURL: String { "http://127.0.0.1:\(cleartextPort)" }
 
     /// Posts a notification with curl over h2c (HTTP/2 with prior knowledge), with token authentication.
@@ -63,7 +63,7 @@ final class HeraldServeProcess: Sendable {
     /// its `apns-id`.
     func send(token: String, _ arguments: [String]) async throws -> String {
         let result = try await workspace.cli(
-            ["send", "--url", providerURL, "--token", token, "--topic", HeraldWorkspace.topic, "--json"] + arguments
+            ["send", "--server", providerURL, "--token", token, "--topic", HeraldWorkspace.topic, "--json"] + arguments
         )
         guard result.succeeded, let answer = result.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject),
             answer["status"] as? Int == 200, let apnsID = answer["apnsID"] as? String

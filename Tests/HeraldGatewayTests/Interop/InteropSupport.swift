@@ -33,8 +33,8 @@ final class ExternalProcess: @unchecked Sendable {
     private var stdoutFile: URL { outputDirectory.appendingPathComponent("stdout") }
     private var stderrFile: URL { outputDirectory.appendingPathComponent("stderr") }
 
-    /// Starts `executable` (a path, or a name looked up on `PATH`).
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` (a path, or a name looked up on `PATH`), in `currentDirectory` when given.
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws {
         let path = try Self.resolve(executable)
         commandLine = ([path] + arguments).joined(separator: " ")
         outputDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-interop-out-\(UUID().uuidString)")
@@ -43,6 +43,7 @@ final class ExternalProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: outputDirectory.appendingPathComponent("stderr").path, contents: nil)
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardInput = FileHandle.nullDevice
         let stdout = try FileHandle(forWritingTo: stdoutFile)
@@ -121,9 +122,10 @@ final class ExternalProcess: @unchecked Sendable {
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
+        currentDirectory: URL? = nil,
         deadline: Duration = .seconds(30)
     ) async throws -> ProcessResult {
-        let process = try ExternalProcess(executable, arguments, environment: environment)
+        let process = try ExternalProcess(executable, arguments, environment: environment, currentDirectory: currentDirectory)
         return try await process.wait(deadline: deadline)
     }
 

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How every command finds Herald's data directory: `--data-dir`, else `HERALD_DATA_DIR`, else `./herald-data`.
+///
+/// Only `herald serve` creates it. The other commands need it to exist (``requireExisting()``): run in another
+/// directory, they say so in one line instead of working on a new, empty database that no server reads.
+struct DataDirectoryOptions: ParsableArguments {
+    /// The environment variable that names the data directory when `--data-dir` is not given.
+    static let environmentVariable = "HERALD_DATA_DIR"
+    /// The data directory when neither `--data-dir` nor `HERALD_DATA_DIR` names one.
+    static let defaultPath = "./herald-data"
+
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Herald's data directory (database, keys, TLS files; default: $HERALD_DATA_DIR, else ./herald-data)."
+    )
+    var option: String?
+
+    /// The data directory as given: `--data-dir`, `HERALD_DATA_DIR`, or `./herald-data`.
+    var dataDirectory: String { option ?? environmentValue ?? Self.defaultPath }
+
+    private var environmentValue: String? {
+        ProcessInfo.processInfo.environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    var url: URL { URL(fileURLWithPath: dataDirectory, isDirectory: true) }
+    var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
+    /// Where `herald serve` and `herald keys generate` keep the keys `herald send` and `herald keys token` find.
+    var keysDirectory: URL { url.appendingPathComponent("keys", isDirectory: true) }
+
+    /// Throws a ``CLIFailure`` naming the database when it exists but cannot be written (SQLite would say only
+    /// "attempt to write a readonly database").
+    func requireWritableDatabase() throws {
+        let database = url.appendingPathComponent("herald.sqlite").path
+        guard FileManager.default.fileExists(atPath: database), access(database, R_OK | W_OK) != 0 else { return }
+        throw CLIFailure("cannot write the database \(database): \(SystemError.text(errno)) (fix its permissions, or choose another --data-dir)")
+    }
+
+    /// Throws a ``CLIFailure`` naming the directory and what to run, unless the data directory exists.
+    func requireExisting() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw CLIFailure("\(dataDirectory) is not a directory (give Herald's data directory with --data-dir)")
+            }
+            return
+        }
+        if option != nil {
+            throw CLIFailure("no Herald data directory at \(dataDirectory) (start `herald serve --data-dir \(dataDirectory)` first)")
+        }
+        if environmentValue != nil {
+            throw CLIFailure("no Herald data directory at \(dataDirectory) (named by HERALD_DATA_DIR; start `herald serve` with it first)")
+        }
+        let here = FileManager.default.currentDirectoryPath
+        throw CLIFailure(
+            "no Herald data directory ./herald-data in \(here) (run `herald serve` here first, or give --data-dir or HERALD_DATA_DIR)"
+        )
+    }
+}
