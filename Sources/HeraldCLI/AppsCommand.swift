@@ -22,20 +22,13 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard Topic.isWellFormed(bundleID) else { throw CLIFailure("'\(bundleID)' is not a bundle id") }
-                let store = try openStore(data)
                 do {
-                    let app = try await store.addApp(bundleID: bundleID, teamID: teamID)
-                    await store.shutdown()
+                    let app = try await withStore(data) { try await $0.addApp(bundleID: bundleID, teamID: teamID) }
                     print("\(app.bundleID) belongs to team \(app.teamID)")
                 } catch let error as StoreError where error == .appOfAnotherTeam {
-                    await store.shutdown()
                     throw CLIFailure("\(error.description); run `herald apps remove \(bundleID)` first to move it")
                 } catch let error as StoreError where error == .invalidRecord {
-                    await store.shutdown()
                     throw CLIFailure("'\(teamID)' is not a team id (1–64 letters, digits, '.', '_' or '-')")
-                } catch {
-                    await store.shutdown()
-                    throw error
                 }
             }
         }
@@ -48,16 +41,7 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try openStore(data)
-                let apps: [AppRecord]
-                do {
-                    apps = try await store.apps()
-                    await store.shutdown()
-                } catch {
-                    await store.shutdown()
-                    throw error
-                }
-                for app in apps {
+                for app in try await withStore(data, { try await $0.apps() }) {
                     if json {
                         print(try OutputFormat.jsonLine(["bundleID": app.bundleID, "teamID": app.teamID, "createdAt": app.createdAtMilliseconds]))
                     } else {
@@ -75,17 +59,11 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try openStore(data)
                 do {
-                    try await store.removeApp(bundleID: bundleID)
-                    await store.shutdown()
+                    try await withStore(data) { try await $0.removeApp(bundleID: bundleID) }
                     print("\(bundleID) belongs to no team")
                 } catch let error as StoreError where error == .unknownApp {
-                    await store.shutdown()
                     throw CLIFailure("no app \(bundleID) has a team (herald apps list)")
-                } catch {
-                    await store.shutdown()
-                    throw error
                 }
             }
         }

@@ -161,3 +161,17 @@ func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
     logger.logLevel = .warning
     return try SQLiteStore(configuration: .init(dataDirectory: data.url.path), logger: logger)
 }
+
+/// Runs `body` with the data directory's store (``openStore(_:)``) and shuts the store down after it, whether it
+/// returned or threw.
+func withStore<T>(_ data: DataDirectoryOptions, _ body: (SQLiteStore) async throws -> T) async throws -> T {
+    let store = try openStore(data)
+    do {
+        let value = try await body(store)
+        await store.shutdown()
+        return value
+    } catch {
+        await store.shutdown()
+        throw error
+    }
+}
