@@ -65,7 +65,10 @@ struct DeviceCommand: AsyncParsableCommand {
                 hello: hello,
                 device: device,
                 output: output,
-                maximumBackoff: max(0.1, maximumBackoff)
+                maximumBackoff: max(0.1, maximumBackoff),
+                refusalHint: id == nil && enrol == nil
+                    ? "'\(name)' is a device of the data directory \(data.url.standardizedFileURL.path): is it the server's? give --data-dir"
+                    : nil
             )
             try await session.run()
         }
