@@ -46,6 +46,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
+                try SystemError.requireReadable(p8)
                 let key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
                 try await register(key, scope: scope, data: data)
                 print("registered key \(keyID) of team \(teamID) (\(try scope.scope))")
@@ -129,7 +130,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let key = try await ProviderKeyLocator.signingKey(keyFile: p8, keyID: keyID, teamID: teamID, data: data)
+                let key = try await ProviderKeyLocator.signingKey(keyFile: p8, keyID: keyID, teamID: teamID, data: data, keyFileOption: "--p8")
                 print(key.makeToken(issuedAt: iat ?? SystemWallClock().nowSeconds()))
             }
         }

@@ -59,7 +59,7 @@ extension HeraldCLIErrorTests {
         }
     }
 
-    @Test("send with a payload file that is not there: one line saying why")
+    @Test("send, device and keys with a file that is not there: one line saying why, and nothing made")
     func missingPayloadFile() async throws {
         let herald = try await HeraldExecutableInteropTests.heraldExecutable()
         try await Self.withDirectory { directory in
@@ -69,6 +69,19 @@ extension HeraldCLIErrorTests {
                 currentDirectory: directory
             )
             Self.expectFailure(sent, "cannot read missing.json: no such file or directory")
+            let device = try await ExternalProcess.run(
+                herald,
+                ["device", "--data-dir", directory.path, "--manifest", "missing.json"],
+                currentDirectory: directory
+            )
+            Self.expectFailure(device, "cannot read missing.json: no such file or directory")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("devices").path), "no device made")
+            let added = try await ExternalProcess.run(
+                herald,
+                ["keys", "add", "--data-dir", directory.path, "--p8", "missing.p8", "--key-id", "ABCDEFGHIJ", "--team-id", "TEAM123456"],
+                currentDirectory: directory
+            )
+            Self.expectFailure(added, "cannot read missing.p8: no such file or directory")
         }
     }
 
