@@ -168,7 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let server = try await HeraldServer(configuration: configuration, logger: logger)
-            let keyLine: String?
+            let keyLine: String
             do {
                 keyLine = try await bannerKeyLine(server: server)
             } catch {
@@ -202,7 +202,8 @@ struct ServeCommand: AsyncParsableCommand {
                             "  inspection: \(webPort.map { "http://\(host):\($0)/api/v1/" } ?? "off")",
                             "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)",
                             "  console:    \(webPort.map { "http://\(host):\($0)/" } ?? "off") (web console)",
-                        ] + (keyLine.map { [$0] } ?? []) + ["herald: ready"]
+                            keyLine, "herald: ready",
+                        ]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }
                 try await tasks.waitForAll()
