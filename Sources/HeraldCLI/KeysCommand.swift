@@ -77,6 +77,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard keep || out != nil else { throw CLIFailure("--no-keep needs --out FILE (the key must be written somewhere)") }
+                if let out { try SystemError.requireWritable(out) }
                 let key = try PrivateSigningKey.generate(teamID: teamID, keyID: keyID ?? SigningKey.randomID())
                 // Register first: a refused registration (an existing key id) must not overwrite a .p8 file.
                 try await register(key, scope: scope, data: data)

@@ -85,6 +85,21 @@ extension HeraldCLIErrorTests {
         }
     }
 
+    @Test("keys and certs: a bad team id and an output path under a file, each one line in words")
+    func credentials() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let badTeam = try await workspace.cli(["keys", "generate", "--team-id", "T1"])
+            Self.expectFailure(badTeam, "T1: not a team id (10 letters or digits)")
+            let file = workspace.data.appendingPathComponent("a-file")
+            try Data("x".utf8).write(to: file)
+            let underFile = file.appendingPathComponent("c.pem").path
+            let issued = try await workspace.cli(["certs", "issue", "--topic", "com.example.app", "--cert", underFile, "--key", underFile + ".key"])
+            Self.expectFailure(issued, "cannot write \(underFile): not a directory")
+            let generated = try await workspace.cli(["keys", "generate", "--team-id", "TEAM123456", "--out", underFile])
+            Self.expectFailure(generated, "cannot write \(underFile): not a directory")
+        }
+    }
+
     @Test("a command line ArgumentParser cannot parse exits 64 (EX_USAGE), as docs/herald-send.md says")
     func usageError() async throws {
         let herald = try await HeraldExecutableInteropTests.heraldExecutable()
