@@ -29,6 +29,8 @@ struct CertsCommand: AsyncParsableCommand {
                     default: throw CLIFailure("unknown environment '\(environment)' (expected sandbox, production or both)")
                     }
                 try data.requireExisting()
+                try SystemError.requireWritable(cert)
+                try SystemError.requireWritable(key)
                 let pki = try DevelopmentPKI.loadOrCreate(in: data.tlsDirectory, now: Date())
                 let issued = try pki.authority.issueProviderCertificate(topics: topic, environments: scope, teamID: nil, now: Date())
                 try issued.write(certificateTo: URL(fileURLWithPath: cert), privateKeyTo: URL(fileURLWithPath: key))

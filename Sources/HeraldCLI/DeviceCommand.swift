@@ -56,8 +56,9 @@ struct DeviceCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let endpoint = try DeviceLinkEndpoint(server)
-            let hello = try await resolveHello()
+            // The manifest first: a mistake in it must not leave a new device behind in the data directory.
             let deviceManifest = try resolveManifest()
+            let hello = try await resolveHello()
             let device = try await SimulatedDevice(manifest: deviceManifest)
             let output = DeviceOutput(json: json)
             let session = DeviceLinkLoop(
@@ -65,7 +66,10 @@ struct DeviceCommand: AsyncParsableCommand {
                 hello: hello,
                 device: device,
                 output: output,
-                maximumBackoff: max(0.1, maximumBackoff)
+                maximumBackoff: max(0.1, maximumBackoff),
+                refusalHint: id == nil && enrol == nil
+                    ? "'\(name)' is a device of the data directory \(data.url.standardizedFileURL.path): is it the server's? give --data-dir"
+                    : nil
             )
             try await session.run()
         }

@@ -12,6 +12,8 @@ struct DeviceLinkLoop: Sendable {
     var device: SimulatedDevice
     var output: DeviceOutput
     var maximumBackoff: Double
+    /// Said after the server's reason when it refuses the device's credentials.
+    var refusalHint: String?
 
     /// Runs until the process is stopped, or fails when the server refuses the device.
     func run() async throws {
@@ -28,7 +30,8 @@ struct DeviceLinkLoop: Sendable {
         do {
             try await linked.run()
         } catch let error as DeviceLinkError {
-            throw CLIFailure("the server refused the device: \(error.message)")
+            let hint = error.code == .unauthorized ? refusalHint.map { " (\($0))" } ?? "" : ""
+            throw CLIFailure("the server at \(endpoint.url) refused the device: \(error.message)\(hint)")
         }
     }
 }

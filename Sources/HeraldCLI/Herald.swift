@@ -7,6 +7,11 @@ struct Herald: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "An APNs-compatible push notification service.",
+        discussion: """
+            Every command uses the data directory given by --data-dir, else HERALD_DATA_DIR, else ./herald-data if it \
+            exists; only `herald serve` creates it. Exit status: 0 on success; 1 with one line `herald: error: …` on \
+            standard error; 64 for a command line that cannot be parsed.
+            """,
         version: HeraldVersion.current,
         subcommands: [
             ServeCommand.self, SendCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,

@@ -46,6 +46,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
+                try SystemError.requireReadable(p8)
                 let key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
                 try await register(key, scope: scope, data: data)
                 print("registered key \(keyID) of team \(teamID) (\(try scope.scope))")
@@ -76,6 +77,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard keep || out != nil else { throw CLIFailure("--no-keep needs --out FILE (the key must be written somewhere)") }
+                if let out { try SystemError.requireWritable(out) }
                 let key = try PrivateSigningKey.generate(teamID: teamID, keyID: keyID ?? SigningKey.randomID())
                 // Register first: a refused registration (an existing key id) must not overwrite a .p8 file.
                 try await register(key, scope: scope, data: data)
@@ -129,7 +131,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let key = try await ProviderKeyLocator.signingKey(keyFile: p8, keyID: keyID, teamID: teamID, data: data)
+                let key = try await ProviderKeyLocator.signingKey(keyFile: p8, keyID: keyID, teamID: teamID, data: data, keyFileOption: "--p8")
                 print(key.makeToken(issuedAt: iat ?? SystemWallClock().nowSeconds()))
             }
         }

@@ -9,8 +9,16 @@ enum ProviderKeyLocator {
     /// The signing key from `--key-file`/`--key-id`/`--team-id`, each one missing filled in from the data directory.
     ///
     /// - Throws: ``CLIFailure`` saying which option to give when the data directory cannot tell.
-    static func signingKey(keyFile: String?, keyID: String?, teamID: String?, data: DataDirectoryOptions) async throws -> PrivateSigningKey {
-        let file = try keyFileURL(keyFile: keyFile, keyID: keyID, data: data)
+    ///
+    /// - Parameter keyFileOption: the command's name for the key file option, for messages (`--key-file`, `--p8`).
+    static func signingKey(
+        keyFile: String?,
+        keyID: String?,
+        teamID: String?,
+        data: DataDirectoryOptions,
+        keyFileOption: String = "--key-file"
+    ) async throws -> PrivateSigningKey {
+        let file = try keyFileURL(keyFile: keyFile, keyID: keyID, data: data, keyFileOption: keyFileOption)
         guard let keyID = keyID ?? Self.keyID(fromFileName: file.lastPathComponent) else {
             throw CLIFailure("give --key-id (\(file.lastPathComponent) is not named AuthKey_<KEYID>.p8)")
         }
@@ -27,7 +35,7 @@ enum ProviderKeyLocator {
     }
 
     /// `keyFile`, else the key kept in `<data-dir>/keys` (the one named by `keyID`, or the only one).
-    private static func keyFileURL(keyFile: String?, keyID: String?, data: DataDirectoryOptions) throws -> URL {
+    private static func keyFileURL(keyFile: String?, keyID: String?, data: DataDirectoryOptions, keyFileOption: String) throws -> URL {
         if let keyFile {
             try SystemError.requireReadable(keyFile)
             return URL(fileURLWithPath: keyFile)
@@ -37,7 +45,7 @@ enum ProviderKeyLocator {
         let kept = keptKeys(in: directory)
         if let keyID {
             guard let match = kept.first(where: { Self.keyID(fromFileName: $0.lastPathComponent) == keyID }) else {
-                throw CLIFailure("no key \(keyID) in \(directory.path): give --key-file")
+                throw CLIFailure("no key \(keyID) in \(directory.path): give \(keyFileOption)")
             }
             return match
         }
@@ -46,12 +54,13 @@ enum ProviderKeyLocator {
             return kept[0]
         case 0:
             throw CLIFailure(
-                "no provider key: give --key-file, --key-id and --team-id (or --cert and --cert-key), "
+                "no provider key in \(directory.path): give \(keyFileOption), --key-id and --team-id"
+                    + (keyFileOption == "--key-file" ? " (or --cert and --cert-key)" : "") + ", "
                     + "or run `herald serve` once (it makes a development key) or `herald keys generate --team-id TEAMID`"
             )
         default:
             let ids = kept.compactMap { Self.keyID(fromFileName: $0.lastPathComponent) }.joined(separator: ", ")
-            throw CLIFailure("\(kept.count) keys in \(directory.path) (\(ids)): choose one with --key-id or --key-file")
+            throw CLIFailure("\(kept.count) keys in \(directory.path) (\(ids)): choose one with --key-id or \(keyFileOption)")
         }
     }
 

@@ -129,8 +129,10 @@ struct SendCommand: AsyncParsableCommand {
     private func connect(_ client: APNSProviderClient, plan: SendPlan) async throws {
         do {
             try await client.connect()
-        } catch let error as APNSProviderClientError where error == .connectFailed && url == Self.defaultURL {
-            throw CLIFailure("\(error) (is `herald serve` running?)")
+        } catch let error as APNSProviderClientError
+            where error == .connectFailed && ["localhost", "127.0.0.1", "::1"].contains(plan.configuration.endpoint.host)
+        {
+            throw CLIFailure("\(error) (is `herald serve` running? --server takes its TLS: or cleartext: URL)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAuth
 import NIOCore
 
 #if canImport(Glibc)
@@ -41,6 +42,7 @@ extension SystemError {
     /// one, else the first line of its description.
     static func line(_ error: any Error) -> String {
         if let io = error as? IOError { return SystemError.text(io.errnoCode) }
+        if let credential = error as? CredentialError { return line(credential) }
         if let code = code(of: error) {
             let path = (error as? CocoaError)?.filePath ?? ((error as NSError).userInfo[NSFilePathErrorKey] as? String)
             return path.map { "\($0): \(text(code))" } ?? text(code)
@@ -54,5 +56,40 @@ extension SystemError {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw CLIFailure("cannot read \(path): \(text(errno))") }
         close(descriptor)
+    }
+}
+
+extension SystemError {
+    /// A key or certificate Herald cannot use, in words: what it is not, and the value or file concerned.
+    static func line(_ credential: CredentialError) -> String {
+        let what: String
+        switch credential {
+        case .invalidKeyID: what = "not a key id (10 letters or digits)"
+        case .invalidTeamID: what = "not a team id (10 letters or digits)"
+        case .invalidPrivateKey: what = "not a P-256 private key in PEM (a .p8 file)"
+        case .invalidPublicKey: what = "not a P-256 public key in PEM"
+        case .invalidCertificate: what = "not an X.509 certificate"
+        case .missingFile: what = "no such file"
+        default: return credential.description
+        }
+        return credential.detail.isEmpty ? what : "\(credential.detail): \(what)"
+    }
+
+    /// Throws ``CLIFailure`` ("cannot write PATH: not a directory") when a file cannot be written there: the file is
+    /// read-only, or the nearest existing folder on its path is not a folder or cannot be written (missing folders
+    /// below it are created by the writer).
+    static func requireWritable(_ path: String) throws {
+        if FileManager.default.fileExists(atPath: path) {
+            guard access(path, W_OK) == 0 else { throw CLIFailure("cannot write \(path): \(text(errno))") }
+            return
+        }
+        var directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.path), directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
+        guard isDirectory.boolValue else { throw CLIFailure("cannot write \(path): \(text(ENOTDIR))") }
+        guard access(directory.path, W_OK) == 0 else { throw CLIFailure("cannot write \(path): \(text(errno))") }
     }
 }

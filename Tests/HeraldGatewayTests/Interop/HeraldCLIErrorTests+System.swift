@@ -59,7 +59,7 @@ extension HeraldCLIErrorTests {
         }
     }
 
-    @Test("send with a payload file that is not there: one line saying why")
+    @Test("send, device and keys with a file that is not there: one line saying why, and nothing made")
     func missingPayloadFile() async throws {
         let herald = try await HeraldExecutableInteropTests.heraldExecutable()
         try await Self.withDirectory { directory in
@@ -69,6 +69,34 @@ extension HeraldCLIErrorTests {
                 currentDirectory: directory
             )
             Self.expectFailure(sent, "cannot read missing.json: no such file or directory")
+            let device = try await ExternalProcess.run(
+                herald,
+                ["device", "--data-dir", directory.path, "--manifest", "missing.json"],
+                currentDirectory: directory
+            )
+            Self.expectFailure(device, "cannot read missing.json: no such file or directory")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("devices").path), "no device made")
+            let added = try await ExternalProcess.run(
+                herald,
+                ["keys", "add", "--data-dir", directory.path, "--p8", "missing.p8", "--key-id", "ABCDEFGHIJ", "--team-id", "TEAM123456"],
+                currentDirectory: directory
+            )
+            Self.expectFailure(added, "cannot read missing.p8: no such file or directory")
+        }
+    }
+
+    @Test("keys and certs: a bad team id and an output path under a file, each one line in words")
+    func credentials() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let badTeam = try await workspace.cli(["keys", "generate", "--team-id", "T1"])
+            Self.expectFailure(badTeam, "T1: not a team id (10 letters or digits)")
+            let file = workspace.data.appendingPathComponent("a-file")
+            try Data("x".utf8).write(to: file)
+            let underFile = file.appendingPathComponent("c.pem").path
+            let issued = try await workspace.cli(["certs", "issue", "--topic", "com.example.app", "--cert", underFile, "--key", underFile + ".key"])
+            Self.expectFailure(issued, "cannot write \(underFile): not a directory")
+            let generated = try await workspace.cli(["keys", "generate", "--team-id", "TEAM123456", "--out", underFile])
+            Self.expectFailure(generated, "cannot write \(underFile): not a directory")
         }
     }
 

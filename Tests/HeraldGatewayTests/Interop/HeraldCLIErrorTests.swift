@@ -85,4 +85,27 @@ struct HeraldCLIErrorTests {
             #expect(restarted.process.isRunning)
         }
     }
+
+    @Test("device made in another data directory than the server's: the refusal names both and what to give")
+    func deviceOfAnotherDataDirectory() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            try await Self.withDirectory { directory in
+                let device = try await ExternalProcess.run(
+                    workspace.herald,
+                    ["device", "--data-dir", directory.path, "--server", server.deviceLinkURL, "--app", "com.example.app"],
+                    deadline: .seconds(60)
+                )
+                #expect(device.status == 1 && !device.timedOut, "\(device)")
+                let lines = device.stderr.split(separator: "\n").map(String.init)
+                #expect(lines.first?.hasPrefix("added device 'my-phone'") == true, "\(device)")
+                #expect(
+                    lines.last
+                        == "herald: error: the server at \(server.deviceLinkURL) refused the device: unknown device or wrong secret "
+                        + "('my-phone' is a device of the data directory \(directory.path): is it the server's? give --data-dir)",
+                    "\(device)"
+                )
+            }
+        }
+    }
 }

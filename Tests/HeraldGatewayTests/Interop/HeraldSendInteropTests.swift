@@ -216,7 +216,11 @@ struct HeraldSendInteropTests {
                 ]
             )
             #expect(closedPort.status == 1 && closedPort.stdout.isEmpty, "\(closedPort)")
-            #expect(closedPort.stderr.hasPrefix("herald: error: could not connect: http://127.0.0.1:1"), "\(closedPort)")
+            #expect(
+                closedPort.stderr
+                    == "herald: error: could not connect: http://127.0.0.1:1: Connection refused (is `herald serve` running? --server takes its TLS: or cleartext: URL)\n",
+                "\(closedPort)"
+            )
             #expect(closedPort.stderr.split(separator: "\n").count == 1, "\(closedPort)")
         }
     }

@@ -54,6 +54,15 @@ struct QuickStartTests {
             let credentials = data.appendingPathComponent("devices/my-phone.json")
             #expect(FileManager.default.fileExists(atPath: credentials.path))
 
+            // `herald keys token` with no options signs with the kept key: its key id, the team registered for it.
+            let signed = try await ExternalProcess.run(herald, ["keys", "token"], currentDirectory: directory)
+            #expect(signed.succeeded && signed.lines.count == 1, "\(signed)")
+            let parts = signed.lines.first?.split(separator: ".").map(String.init) ?? []
+            let keyID = URL(fileURLWithPath: keyPath).deletingPathExtension().lastPathComponent.dropFirst("AuthKey_".count)
+            #expect(parts.count == 3, "\(signed)")
+            #expect(parts.first.flatMap(Self.jwtPart)?["kid"] as? String == String(keyID), "\(signed)")
+            #expect(parts.dropFirst().first.flatMap(Self.jwtPart)?["iss"] as? String == "HERALDTEAM", "\(signed)")
+
             // The README's curl block, pasted where herald-data is (the port is this server's).
             let script = try Self.readmeCurlBlock().replacingOccurrences(of: "localhost:2197", with: "localhost:\(tlsPort)")
             let heraldDirectory = URL(fileURLWithPath: herald).deletingLastPathComponent().path
@@ -86,6 +95,13 @@ struct QuickStartTests {
         serve.signal(SIGTERM)
         let stopped = try await serve.wait(deadline: .seconds(20))
         #expect(stopped.status == 0, "\(stopped)")
+    }
+
+    /// A JWT's header or claims: base64url without padding, then JSON.
+    static func jwtPart(_ text: String) -> [String: Any]? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
     }
 
     /// The README's `sh` block that gets `TOKEN` and `JWT` and posts with curl.
