@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldProviderClient", targets: ["HeraldProviderClient"]),
         .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
+        .library(name: "HeraldActivityKit", targets: ["HeraldActivityKit"]),
         .library(name: "HeraldSimulator", targets: ["HeraldSimulator"]),
         .library(name: "HeraldDelivery", targets: ["HeraldDelivery"]),
         .library(name: "HeraldDeviceLink", targets: ["HeraldDeviceLink"]),
@@ -118,6 +119,8 @@ let package = Package(
         ),
         // The device side: Apple's UserNotifications types and rules. Foundation only.
         .target(name: "HeraldUserNotifications"),
+        // The device side of Live Activities: Apple's ActivityKit names and rules on an injected clock.
+        .target(name: "HeraldActivityKit", dependencies: ["HeraldUserNotifications"]),
         // A simulated device: apps from a manifest, each on its own device runtime. No NIO; the
         // device-link transport is attached on top.
         .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications"]),
@@ -166,6 +169,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "HeraldActivityKitTests", dependencies: ["HeraldActivityKit", "HeraldUserNotifications"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
         .testTarget(
             name: "HeraldAuthTests",
