@@ -59,7 +59,8 @@ extension Gateway {
                     processor: processor,
                     connection: connection,
                     initialConcurrentStreams: initialStreams,
-                    maximumConcurrentStreams: configuration.maximumConcurrentStreams
+                    maximumConcurrentStreams: configuration.maximumConcurrentStreams,
+                    limits: configuration.limits
                 )
             ]
             try insert(handlers, after: context.handler, sync)
