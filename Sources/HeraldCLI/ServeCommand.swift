@@ -74,6 +74,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay idle before GOAWAY IdleTimeout.")
     var idleTimeout = 3600
 
+    @Option(name: .customLong("handshake-timeout"), help: "Seconds a provider connection may take to finish TLS and send its preface.")
+    var handshakeTimeout = 10
+
+    @Option(name: .customLong("max-connections"), help: "Open provider connections per process; more are closed at accept.")
+    var maximumConnections = 10_000
+
     @Option(name: .customLong("per-token-rate"), help: "Notifications per second per device token before TooManyRequests; 0 = no limit.")
     var perTokenRate = 0
 
@@ -152,6 +158,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maximumConcurrentStreams = maximumStreams
         configuration.initialConcurrentStreams = initialStreams
         configuration.idleTimeout = .seconds(Int64(idleTimeout))
+        configuration.handshakeTimeout = .seconds(Int64(handshakeTimeout))
+        configuration.maximumConnections = maximumConnections
         configuration.perTokenRateLimit = perTokenRate
         configuration.generatedIDFormat = generatedIDFormat
         configuration.shutdownTimeout = .seconds(Int64(shutdownTimeout))

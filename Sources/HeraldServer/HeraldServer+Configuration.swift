@@ -47,6 +47,10 @@ extension HeraldServer {
         public var initialConcurrentStreams = 1
         /// How long a connection may stay idle before `GOAWAY`.
         public var idleTimeout: Duration = .seconds(3600)
+        /// How long a provider connection may take to finish TLS and send its first bytes before it is closed.
+        public var handshakeTimeout: Duration = .seconds(10)
+        /// Open provider connections per process; more are closed at accept.
+        public var maximumConnections = 10_000
         /// Notifications per second per device token before `TooManyRequests`; 0 = no limit.
         public var perTokenRateLimit = 0
         /// The form of the `apns-id` made for a request without one.

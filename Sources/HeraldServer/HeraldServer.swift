@@ -54,6 +54,8 @@ public struct HeraldServer: Sendable {
         gatewayConfiguration.maximumConcurrentStreams = configuration.maximumConcurrentStreams
         gatewayConfiguration.initialConcurrentStreams = configuration.initialConcurrentStreams
         gatewayConfiguration.idleTimeout = TimeAmount(configuration.idleTimeout)
+        gatewayConfiguration.limits.handshakeTimeout = TimeAmount(configuration.handshakeTimeout)
+        gatewayConfiguration.limits.maximumConnections = configuration.maximumConnections
         gatewayConfiguration.perTokenRateLimit = configuration.perTokenRateLimit
         gatewayConfiguration.generatedIDFormat = configuration.generatedIDFormat
         if let threads = configuration.eventLoopThreads { gatewayConfiguration.eventLoopThreads = threads }

@@ -23,6 +23,20 @@ struct GatewayMetricsTests {
         #expect(lines.contains("# TYPE herald_accept_latency_seconds histogram"))
     }
 
+    @Test("every HTTP/2 error code and Herald limit is a protocol-error series from the start; NO_ERROR is not counted")
+    func protocolErrorsPrecreated() {
+        let registry = PrometheusCollectorRegistry()
+        let metrics = GatewayMetrics(registry: registry)
+        metrics.recordProtocolError(.noError)
+        metrics.recordProtocolError(.enhanceYourCalm)
+        let lines = Set(registry.emitToString().split(separator: "\n").map(String.init))
+        for code in GatewayMetrics.errorCodeNames.dropFirst() + ["handshake_timeout", "connection_limit", "header_list_too_large"] {
+            let value = code == "ENHANCE_YOUR_CALM" ? 1 : 0
+            #expect(lines.contains(#"herald_provider_protocol_errors_total{code="\#(code)"} \#(value)"#))
+        }
+        #expect(!lines.contains { $0.contains(#"code="NO_ERROR""#) })
+    }
+
     @Test("a rejected request counts under its reason and status; an unknown reason gets a series of its own")
     func rejectionCounted() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-metrics-\(UUID().uuidString)")

@@ -28,6 +28,12 @@ struct HPACKString: Sendable {
         }
     }
 
+    /// The number of decoded octets; a Huffman string is checked on the way (RFC 7541 §5.2) but not kept.
+    func decodedLength() throws(HPACKError) -> Int {
+        guard case .encoded(let buffer, huffman: true) = storage else { return storedLength }
+        return try HPACKHuffman.decodedLength(buffer.readableBytesView)
+    }
+
     /// The decoded octets as text (invalid UTF-8 is repaired, as for any header value).
     func text() throws(HPACKError) -> String {
         switch storage {
@@ -53,6 +59,11 @@ struct HPACKField: Sendable {
     var known: ProviderRequestHead.Field?
     var name: HPACKString
     var value: HPACKString
+    /// What the name is to HTTP/2's message rules.
+    var nameKind: HPACKNameKind
+    /// Decoded name and value octets plus 32: what the field counts towards SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113
+    /// §6.5.2, RFC 7541 §4.1).
+    var size: Int
 }
 
 /// Decodes the header blocks of one connection's requests (RFC 7541), keeping the dynamic table.
@@ -64,6 +75,7 @@ struct HPACKFieldDecoder {
         var known: ProviderRequestHead.Field?
         var name: HPACKString
         var value: HPACKString
+        var kind: HPACKNameKind
         /// RFC 7541 §4.1: name and value octets plus 32.
         var size: Int
     }
@@ -82,6 +94,7 @@ struct HPACKFieldDecoder {
             known: ProviderRequestHead.field(named: name.utf8),
             name: HPACKString(storage: .text(name)),
             value: HPACKString(storage: .text(value)),
+            kind: HPACKNameKind(name: name.utf8),
             size: name.utf8.count + value.utf8.count + 32
         )
     }
@@ -102,14 +115,15 @@ struct HPACKFieldDecoder {
             if first & 0x80 != 0 {
                 // §6.1 indexed field
                 let entry = try entry(at: try Self.readInteger(first: first, prefix: 7, from: &block))
-                field(HPACKField(known: entry.known, name: entry.name, value: entry.value))
+                field(HPACKField(known: entry.known, name: entry.name, value: entry.value, nameKind: entry.kind, size: entry.size))
             } else if first & 0x40 != 0 {
                 // §6.2.1 literal with incremental indexing: the table keeps it decoded.
-                let (known, name) = try readName(first: first, prefix: 6, from: &block, owned: true)
+                let (known, name, kind) = try readName(first: first, prefix: 6, from: &block, owned: true)
                 let value = try Self.readString(from: &block)
                 let stored = known != nil ? HPACKString(storage: .text(try value.text())) : HPACKString(storage: .bytes(try value.decodedBytes()))
-                insert(Entry(known: known, name: name, value: stored, size: name.storedLength + stored.storedLength + 32))
-                field(HPACKField(known: known, name: name, value: stored))
+                let size = name.storedLength + stored.storedLength + 32
+                insert(Entry(known: known, name: name, value: stored, kind: kind, size: size))
+                field(HPACKField(known: known, name: name, value: stored, nameKind: kind, size: size))
             } else if first & 0x20 != 0 {
                 // §6.3 dynamic table size update, allowed only before the block's first field (§4.2).
                 guard !sawField else { throw HPACKError("table size update after a header field") }
@@ -120,13 +134,22 @@ struct HPACKFieldDecoder {
                 continue
             } else {
                 // §6.2.2 without indexing, §6.2.3 never indexed: nothing is stored, so ignored fields stay encoded.
-                let (known, name) = try readName(first: first, prefix: 4, from: &block, owned: false)
+                let (known, name, kind) = try readName(first: first, prefix: 4, from: &block, owned: false)
                 let value = try Self.readString(from: &block)
+                let text: String
                 switch known {
-                case .none: field(HPACKField(known: nil, name: name, value: value))
-                case .authorization?: field(HPACKField(known: known, name: name, value: .init(storage: .text(try authorizationText(value)))))
-                case .some: field(HPACKField(known: known, name: name, value: .init(storage: .text(try value.text()))))
+                case .none:
+                    // RFC 7541 §5.2: an invalid Huffman string is a decoding error even in a field Herald ignores, so
+                    // the string is checked (and measured) without being kept.
+                    let size = name.storedLength + (try value.decodedLength()) + 32
+                    field(HPACKField(known: nil, name: name, value: value, nameKind: kind, size: size))
+                    sawField = true
+                    continue
+                case .authorization?: text = try authorizationText(value)
+                case .some: text = try value.text()
                 }
+                let size = name.storedLength + text.utf8.count + 32
+                field(HPACKField(known: known, name: name, value: .init(storage: .text(text)), nameKind: kind, size: size))
             }
             sawField = true
         }
@@ -162,19 +185,20 @@ struct HPACKFieldDecoder {
         prefix: Int,
         from block: inout ByteBuffer,
         owned: Bool
-    ) throws(HPACKError) -> (ProviderRequestHead.Field?, HPACKString) {
+    ) throws(HPACKError) -> (ProviderRequestHead.Field?, HPACKString, HPACKNameKind) {
         let index = try Self.readInteger(first: first, prefix: prefix, from: &block)
         if index != 0 {
             let entry = try entry(at: index)
-            return (entry.known, entry.name)
+            return (entry.known, entry.name, entry.kind)
         }
         let literal = try Self.readString(from: &block)
         if case .encoded(let buffer, false) = literal.storage {
             let known = ProviderRequestHead.field(named: buffer.readableBytesView)
-            return (known, owned ? HPACKString(storage: .bytes(Array(buffer.readableBytesView))) : literal)
+            let kind = HPACKNameKind(name: buffer.readableBytesView)
+            return (known, owned ? HPACKString(storage: .bytes(Array(buffer.readableBytesView))) : literal, kind)
         }
         let bytes = try literal.decodedBytes()
-        return (ProviderRequestHead.field(named: bytes), HPACKString(storage: .bytes(bytes)))
+        return (ProviderRequestHead.field(named: bytes), HPACKString(storage: .bytes(bytes)), HPACKNameKind(name: bytes))
     }
 
     private mutating func insert(_ entry: Entry) {

@@ -25,6 +25,25 @@ enum HPACKHuffman {
         guard acceptingStates[state] else { throw HPACKError("invalid Huffman padding") }
     }
 
+    /// The number of octets `encoded` decodes to, checking it as `decode` does but keeping nothing.
+    static func decodedLength(_ encoded: some Sequence<UInt8>) throws(HPACKError) -> Int {
+        let transitions = Self.transitions
+        var state = 0
+        var count = 0
+        func step(_ nibble: UInt8) throws(HPACKError) {
+            let transition = transitions[state << 4 | Int(nibble)]
+            guard transition.flags & Transition.failed == 0 else { throw HPACKError("EOS symbol inside a Huffman string") }
+            count += Int(transition.flags & Transition.emits)
+            state = Int(transition.next)
+        }
+        for byte in encoded {
+            try step(byte >> 4)
+            try step(byte & 0x0F)
+        }
+        guard acceptingStates[state] else { throw HPACKError("invalid Huffman padding") }
+        return count
+    }
+
     /// One step of the decoder: from a node of the code tree, four bits lead to another node and emit at most one
     /// symbol (no code is shorter than 5 bits).
     private struct Transition: Sendable {

@@ -7,13 +7,17 @@ enum HTTP2InboundFrame: Equatable {
     case data(streamID: UInt32, endStream: Bool, payload: ByteBuffer, flowControlledLength: Int)
     /// A whole header block: HEADERS and its CONTINUATION frames joined, padding and priority removed.
     case headers(streamID: UInt32, endStream: Bool, block: ByteBuffer)
+    /// A whole header block whose frame broke a stream rule (a HEADERS depending on its own stream, §5.3.1): the
+    /// block is still decoded, to keep the HPACK table in step, then the stream is reset with `errorCode`.
+    case rejectedHeaders(streamID: UInt32, block: ByteBuffer, errorCode: HTTP2ErrorCode)
     case rstStream(streamID: UInt32, errorCode: HTTP2ErrorCode)
     case settings([Setting])
     case settingsAck
     case ping(ack: Bool, opaqueData: UInt64)
     case goAway(lastStreamID: UInt32, errorCode: HTTP2ErrorCode, debugData: ByteBuffer)
     case windowUpdate(streamID: UInt32, increment: Int)
-    /// A stream error found while reading (a malformed PRIORITY, a zero stream WINDOW_UPDATE): RST_STREAM it.
+    /// A stream error found while reading (a malformed or self-dependent PRIORITY, a zero stream WINDOW_UPDATE):
+    /// RST_STREAM it.
     case streamError(streamID: UInt32, errorCode: HTTP2ErrorCode)
     /// PRIORITY (RFC 9113 deprecates the scheme) and frame types this server does not know (§5.5).
     case ignored
@@ -39,17 +43,30 @@ struct HTTP2FrameReader {
     static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     /// SETTINGS_MAX_FRAME_SIZE as we advertise it (the protocol's initial value, never changed).
     static let maximumFrameSize = 16_384
-    /// The largest header block accepted across CONTINUATION frames: far above the 8000-byte header list we
-    /// advertise, and a bound on what one stream can make the server buffer.
-    static let maximumHeaderBlockSize = 64 * 1024
 
+    /// The largest header block accepted across CONTINUATION frames: a bound on what one stream can make the
+    /// server buffer before decoding.
+    let maximumHeaderBlockSize: Int
+    /// CONTINUATION frames accepted in one header block.
+    let maximumContinuationFrames: Int
     private var buffer: ByteBuffer?
     private var prefaceSeen = false
     private var settingsSeen = false
-    private var continuation: (streamID: UInt32, endStream: Bool, block: ByteBuffer)?
+    private var continuation: PendingHeaderBlock?
 
-    init(expectingPreface: Bool = true) {
+    /// A header block waiting for its CONTINUATION frames.
+    private struct PendingHeaderBlock {
+        var streamID: UInt32
+        var endStream: Bool
+        var block: ByteBuffer
+        var continuationFrames = 0
+        var errorCode: HTTP2ErrorCode?
+    }
+
+    init(expectingPreface: Bool = true, limits: GatewayConfiguration.Limits = .init()) {
         prefaceSeen = !expectingPreface
+        maximumHeaderBlockSize = limits.maximumHeaderBlockSize
+        maximumContinuationFrames = limits.maximumContinuationFrames
     }
 
     /// Adds bytes read from the connection.
@@ -105,18 +122,21 @@ struct HTTP2FrameReader {
     /// Checks one frame; nil when it is a CONTINUATION still waiting for the end of its header block.
     private mutating func parse(_ header: FrameHeader, _ payload: ByteBuffer) throws(HTTP2ConnectionError) -> HTTP2InboundFrame? {
         var payload = payload
-        if let pending = continuation {
+        if var pending = continuation {
             // §6.10: nothing may come between a HEADERS without END_HEADERS and its CONTINUATION frames.
             guard header.type == 0x9, header.streamID == pending.streamID else { throw .goAway(.protocolError) }
-            var block = pending.block
-            guard block.readableBytes + payload.readableBytes <= Self.maximumHeaderBlockSize else { throw .goAway(.enhanceYourCalm) }
-            block.writeBuffer(&payload)
+            // §10.5: frames are counted as well as bytes, since empty CONTINUATION frames add work but no bytes.
+            pending.continuationFrames += 1
+            guard pending.continuationFrames <= maximumContinuationFrames,
+                pending.block.readableBytes + payload.readableBytes <= maximumHeaderBlockSize
+            else { throw .goAway(.enhanceYourCalm) }
+            continuation = nil
+            pending.block.writeBuffer(&payload)
             guard header.has(Self.endHeaders) else {
-                continuation = (pending.streamID, pending.endStream, block)
+                continuation = pending
                 return nil
             }
-            continuation = nil
-            return .headers(streamID: pending.streamID, endStream: pending.endStream, block: block)
+            return Self.headerBlock(pending)
         }
         // §3.4: the client preface is followed by a SETTINGS frame.
         if !settingsSeen {
@@ -132,14 +152,23 @@ struct HTTP2FrameReader {
         case 0x1:  // HEADERS
             guard header.streamID != 0 else { throw .goAway(.protocolError) }
             let block = try Self.removePadding(header, from: payload, fixedFields: header.has(Self.priority) ? 5 : 0)
+            var pending = PendingHeaderBlock(streamID: header.streamID, endStream: header.has(Self.endStream), block: block)
+            // §5.3.1: a stream cannot depend on itself (a stream error of type PROTOCOL_ERROR).
+            if header.has(Self.priority), Self.dependency(in: payload, padded: header.has(Self.padded)) == header.streamID {
+                pending.errorCode = .protocolError
+            }
             guard header.has(Self.endHeaders) else {
-                continuation = (header.streamID, header.has(Self.endStream), block)
+                continuation = pending
                 return nil
             }
-            return .headers(streamID: header.streamID, endStream: header.has(Self.endStream), block: block)
+            return Self.headerBlock(pending)
         case 0x2:  // PRIORITY
             guard header.streamID != 0 else { throw .goAway(.protocolError) }
             guard payload.readableBytes == 5 else { return .streamError(streamID: header.streamID, errorCode: .frameSizeError) }
+            // §5.3.1: a stream cannot depend on itself.
+            if Self.dependency(in: payload, padded: false) == header.streamID {
+                return .streamError(streamID: header.streamID, errorCode: .protocolError)
+            }
             return .ignored
         case 0x3:  // RST_STREAM
             guard header.streamID != 0 else { throw .goAway(.protocolError) }
@@ -173,6 +202,18 @@ struct HTTP2FrameReader {
         default:
             return .ignored
         }
+    }
+
+    private static func headerBlock(_ pending: PendingHeaderBlock) -> HTTP2InboundFrame {
+        if let errorCode = pending.errorCode {
+            return .rejectedHeaders(streamID: pending.streamID, block: pending.block, errorCode: errorCode)
+        }
+        return .headers(streamID: pending.streamID, endStream: pending.endStream, block: pending.block)
+    }
+
+    /// The stream a priority block (§5.3.2 in RFC 7540, kept for parsing by RFC 9113 §6.2, §6.3) depends on.
+    private static func dependency(in payload: ByteBuffer, padded: Bool) -> UInt32? {
+        payload.getInteger(at: payload.readerIndex + (padded ? 1 : 0), as: UInt32.self).map { $0 & 0x7FFF_FFFF }
     }
 
     /// Strips the PADDED flag's pad length and padding, and `fixedFields` bytes after the pad length (§6.1, §6.2).

@@ -21,7 +21,8 @@ extension ProviderHTTP2Connection {
             write(response, streamID: streamID, stream: stream)
             closeIfDrained(context: context)
         case .commit(let notification, let response, let startedAt):
-            // The stream stays open (and counts against the limit) until its answer is written.
+            // The stream stays open (and counts against the limit, even if reset) until its answer is written.
+            stream.commitPending = true
             streams[streamID] = stream
             inFlightCommits += 1
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -37,8 +38,9 @@ extension ProviderHTTP2Connection {
     private func committed(_ result: Result<Void, any Error>, response: ProviderResponse, streamID: UInt32) {
         inFlightCommits -= 1
         guard let context else { return }
-        // A stream the client reset meanwhile gets no answer.
-        if let stream = streams.removeValue(forKey: streamID), !failed {
+        // A stream reset meanwhile gets no answer (the notification is committed all the same).
+        if var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed {
+            stream.commitPending = false
             switch result {
             case .success:
                 write(response, streamID: streamID, stream: stream)

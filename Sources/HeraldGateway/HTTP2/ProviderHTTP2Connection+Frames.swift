@@ -8,11 +8,14 @@ extension ProviderHTTP2Connection {
         switch frame {
         case .headers(let streamID, let endStream, let block):
             try receiveHeaders(block, streamID: streamID, endStream: endStream, context: context)
+        case .rejectedHeaders(let streamID, let block, let errorCode):
+            try receiveHeaders(block, streamID: streamID, endStream: true, rejection: errorCode, context: context)
         case .data(let streamID, let endStream, let payload, let flowControlledLength):
             try receiveData(payload, streamID: streamID, endStream: endStream, flowControlledLength: flowControlledLength, context: context)
         case .settings(let settings):
             try apply(settings)
             outbound.writeSettingsAckFrame()
+            try queuedControlFrame()
         case .settingsAck:
             // Our first SETTINGS is in force from its acknowledgement (RFC 9113 §6.5.3); a raise is in force at once.
             if !settingsAcknowledged {
@@ -20,19 +23,23 @@ extension ProviderHTTP2Connection {
                 streamLimit = limitRaised ? maximumConcurrentStreams : initialConcurrentStreams
             }
         case .ping(let ack, let opaqueData):
-            if !ack { outbound.writePingAckFrame(opaqueData: opaqueData) }
+            if !ack {
+                outbound.writePingAckFrame(opaqueData: opaqueData)
+                try queuedControlFrame()
+            }
         case .windowUpdate(let streamID, let increment):
             try receiveWindowUpdate(streamID: streamID, increment: increment)
         case .rstStream(let streamID, _):
-            streams.removeValue(forKey: streamID)
+            // §6.4: RST_STREAM for an idle stream is a connection error.
+            guard streamID <= lastStreamID else { throw .goAway(.protocolError) }
+            closeStream(streamID)
             closeIfDrained(context: context)
         case .goAway:
             // The client opens no more streams: finish the open ones, then close.
             peerGoingAway = true
             closeIfDrained(context: context)
         case .streamError(let streamID, let errorCode):
-            streams.removeValue(forKey: streamID)
-            outbound.writeRSTStreamFrame(streamID: streamID, errorCode: errorCode)
+            try reset(streamID: streamID, errorCode: errorCode)
             closeIfDrained(context: context)
         case .ignored:
             break
@@ -65,55 +72,125 @@ extension ProviderHTTP2Connection {
         if windowsChanged { sendBlockedAnswers() }
     }
 
+    /// Resets a stream with a stream error (RFC 9113 §5.4.2), counting it and the RST_STREAM frame.
+    func reset(streamID: UInt32, errorCode: HTTP2ErrorCode) throws(HTTP2ConnectionError) {
+        processor.metrics.recordProtocolError(errorCode)
+        outbound.writeRSTStreamFrame(streamID: streamID, errorCode: errorCode)
+        closeStream(streamID)
+        try queuedControlFrame()
+    }
+
+    /// Forgets a reset stream, unless its notification is still being committed: then it stays, unanswered, and
+    /// keeps counting against SETTINGS_MAX_CONCURRENT_STREAMS, so that resets cannot stack up commits beyond it.
+    func closeStream(_ streamID: UInt32) {
+        guard let index = streams.index(forKey: streamID) else { return }
+        if streams.values[index].commitPending {
+            streams.values[index].reset = true
+        } else {
+            streams.remove(at: index)
+        }
+    }
+
     private func receiveWindowUpdate(streamID: UInt32, increment: Int) throws(HTTP2ConnectionError) {
+        // §5.1: an idle stream may receive only HEADERS and PRIORITY.
+        guard streamID <= lastStreamID else { throw .goAway(.protocolError) }
         if streamID == 0 {
             connectionSendWindow += increment
             guard connectionSendWindow <= Int(Int32.max) else { throw .goAway(.flowControlError) }
         } else if let index = streams.index(forKey: streamID) {
             streams.values[index].sendWindow += increment
+            // §6.9.1: a window above 2^31-1 is a stream error FLOW_CONTROL_ERROR.
             if streams.values[index].sendWindow > Int(Int32.max) {
-                streams.remove(at: index)
-                outbound.writeRSTStreamFrame(streamID: streamID, errorCode: .flowControlError)
+                try reset(streamID: streamID, errorCode: .flowControlError)
                 return
             }
         }
         sendBlockedAnswers()
     }
 
-    private func decode(_ block: ByteBuffer, into head: inout ProviderRequestHead) throws(HTTP2ConnectionError) {
+    /// Decodes a header block, checking it against the message rules, into `head` (unless it is a trailer section).
+    private func decode(
+        _ block: ByteBuffer,
+        into head: inout ProviderRequestHead,
+        isTrailers: Bool
+    ) throws(HTTP2ConnectionError) -> HTTP2HeaderListCheck.Outcome {
+        var check = HTTP2HeaderListCheck(maximumListSize: limits.maximumHeaderListSize, isTrailers: isTrailers)
         do throws(HPACKError) {
             try decoder.decode(block) { field in
-                if let known = field.known, case .text(let value) = field.value.storage {
+                check.add(field)
+                // Beyond the advertised list size nothing more is kept: a stream holds at most that much.
+                if !isTrailers, check.withinListSize, let known = field.known, case .text(let value) = field.value.storage {
                     head.add(known, value: value)
                 }
             }
         } catch {
             throw .goAway(.compressionError)
         }
+        return check.outcome
     }
 
-    private func receiveHeaders(_ block: ByteBuffer, streamID: UInt32, endStream: Bool, context: ChannelHandlerContext) throws(HTTP2ConnectionError) {
+    private func receiveHeaders(
+        _ block: ByteBuffer,
+        streamID: UInt32,
+        endStream: Bool,
+        rejection: HTTP2ErrorCode? = nil,
+        context: ChannelHandlerContext
+    ) throws(HTTP2ConnectionError) {
         var head = ProviderRequestHead()
-        // Every block is decoded, even one that is then ignored: the dynamic table must stay in step.
-        try decode(block, into: &head)
-        if let index = streams.index(forKey: streamID) {
-            // Trailers: nothing in them matters to APNs; the request ends here.
-            if endStream, streams.values[index].receiving { complete(streamID: streamID, context: context) }
+        let existing = streams.index(forKey: streamID)
+        // Every block is decoded, even one that is then refused: the dynamic table must stay in step (RFC 7541 §2.2).
+        let outcome = try decode(block, into: &head, isTrailers: existing != nil)
+        if let index = existing {
+            // §5.1: after the client's END_STREAM only WINDOW_UPDATE, PRIORITY and RST_STREAM may follow.
+            guard streams.values[index].receiving, !streams.values[index].reset else {
+                try reset(streamID: streamID, errorCode: .streamClosed)
+                return
+            }
+            // §8.1: a second HEADERS is a trailer section, which must end the stream; its fields mean nothing to APNs.
+            guard endStream, rejection == nil, outcome == .valid else {
+                try reset(streamID: streamID, errorCode: rejection ?? .protocolError)
+                return
+            }
+            complete(streamID: streamID, context: context)
             return
         }
         // §5.1.1: client streams are odd and increasing.
         guard streamID & 1 == 1 else { throw .goAway(.protocolError) }
-        // A stream already closed (answered or reset): its late frames are ignored.
-        guard streamID > lastStreamID else { return }
+        // §5.1: HEADERS on the last stream, closed, is STREAM_CLOSED; a lower id is one §5.1.1 calls unexpected.
+        guard streamID > lastStreamID else { throw .goAway(streamID == lastStreamID ? .streamClosed : .protocolError) }
         lastStreamID = streamID
         // After our GOAWAY, new streams are not processed (the client retries them elsewhere).
         guard !goingAway else { return }
+        if let rejection {
+            try reset(streamID: streamID, errorCode: rejection)
+            return
+        }
+        switch outcome {
+        case .valid:
+            break
+        case .malformed:
+            // §8.1.1: a malformed request is a stream error of type PROTOCOL_ERROR.
+            try reset(streamID: streamID, errorCode: .protocolError)
+            return
+        case .tooLarge:
+            try refuseHeaderList(streamID: streamID, endStream: endStream)
+            return
+        }
         guard streams.count < streamLimit else {
-            outbound.writeRSTStreamFrame(streamID: streamID, errorCode: .refusedStream)
+            try reset(streamID: streamID, errorCode: .refusedStream)
             return
         }
         streams[streamID] = Stream(head: head, sendWindow: peerInitialWindowSize)
         if endStream { complete(streamID: streamID, context: context) }
+    }
+
+    /// Answers `431` to a request above SETTINGS_MAX_HEADER_LIST_SIZE (§10.5.1), and asks the client to stop sending
+    /// it with RST_STREAM NO_ERROR if it has not ended its side (§8.1).
+    private func refuseHeaderList(streamID: UInt32, endStream: Bool) throws(HTTP2ConnectionError) {
+        processor.metrics.headerListTooLarge.increment()
+        outbound.writeHeadersFrame(streamID: streamID, endStream: true) { HPACKResponseEncoder.writeStatus(431, into: &$0) }
+        if !endStream { outbound.writeRSTStreamFrame(streamID: streamID, errorCode: .noError) }
+        try queuedControlFrame()
     }
 
     private func receiveData(
@@ -132,14 +209,30 @@ extension ProviderHTTP2Connection {
         }
         // §5.1: DATA on a stream the client never opened.
         guard streamID <= lastStreamID else { throw .goAway(.protocolError) }
-        guard let index = streams.index(forKey: streamID), streams.values[index].receiving else { return }
+        // A stream already closed: we may have reset it while the client was still sending (§5.1 "closed").
+        guard let index = streams.index(forKey: streamID), !streams.values[index].reset else { return }
+        // §5.1: no DATA after the client's END_STREAM (half-closed remote).
+        guard streams.values[index].receiving else {
+            try reset(streamID: streamID, errorCode: .streamClosed)
+            return
+        }
+        // §6.9.1: a sender may not exceed the stream's window; Herald resets that stream with FLOW_CONTROL_ERROR.
+        guard flowControlledLength <= streams.values[index].inboundWindow else {
+            try reset(streamID: streamID, errorCode: .flowControlError)
+            return
+        }
         streams.values[index].receive(payload, flowControlledLength: flowControlledLength)
+        let window = streams.values[index].inboundWindow
         if endStream {
             complete(streamID: streamID, context: context)
-        } else if streams.values[index].inboundWindow < Self.defaultWindowSize / 2 {
-            let increment = Self.defaultWindowSize - streams.values[index].inboundWindow
+        } else if streams.values[index].oversized, window < Self.defaultWindowSize / 2 {
+            // Only a payload already too large needs more than the first 65,535 octets (APNs takes at most 5120):
+            // its rest is read and dropped, so that the client can finish and be answered PayloadTooLarge.
             streams.values[index].inboundWindow = Self.defaultWindowSize
-            outbound.writeWindowUpdateFrame(streamID: streamID, increment: increment)
+            outbound.writeWindowUpdateFrame(streamID: streamID, increment: Self.defaultWindowSize - window)
+        } else if window == 0 {
+            // A window spent without the body growing (padding): nothing legitimate does that.
+            try reset(streamID: streamID, errorCode: .enhanceYourCalm)
         }
     }
 }

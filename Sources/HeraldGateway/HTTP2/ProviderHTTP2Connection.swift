@@ -9,8 +9,9 @@ import NIOHTTP2
 /// (docs/performance.md). The protocol rules live in pure parts tested on bytes: `HTTP2FrameReader` (frame layout),
 /// `HPACKFieldDecoder` (header blocks), `HPACKResponseEncoder` (answers). The decisions live in
 /// `ProviderRequestProcessor`. This type keeps the streams, the flow-control windows and the outbound buffer.
-final class ProviderHTTP2Connection: ChannelInboundHandler {
+final class ProviderHTTP2Connection: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// One open stream: the request while it arrives, then the wait for its answer.
@@ -26,13 +27,18 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
         var sendWindow: Int
         /// Answer bytes waiting for the peer's window; the last of them goes with END_STREAM.
         var queued: ArraySlice<UInt8>?
+        /// Whether the notification is being committed: the stream counts against the limit until then, reset or not.
+        var commitPending = false
+        /// Whether the stream was reset (by the client, or by us) while its commit was pending: it gets no answer.
+        var reset = false
     }
 
     let processor: ProviderRequestProcessor
     var connection: ProviderConnectionState
     let maximumConcurrentStreams: Int
     let initialConcurrentStreams: Int
-    var reader = HTTP2FrameReader()
+    let limits: GatewayConfiguration.Limits
+    var reader: HTTP2FrameReader
     var decoder = HPACKFieldDecoder(maximumTableSize: 4096)
     var streams: [UInt32: Stream] = [:]
     /// Streams whose answer waits for a WINDOW_UPDATE, oldest first.
@@ -53,6 +59,10 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
     var peerGoingAway = false
     var failed = false
     var flushScheduled = false
+    /// Control frames written since the channel stopped being writable (the client is not reading).
+    var pendingControlFrames = 0
+    /// A read held back while the channel is not writable.
+    var readPending = false
     var outbound: ByteBuffer
     var context: ChannelHandlerContext?
 
@@ -69,16 +79,20 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
     ///   - initialConcurrentStreams: SETTINGS_MAX_CONCURRENT_STREAMS at the start (spec §A.1: one stream for a
     ///     token connection until a valid token, all of them for a certificate connection).
     ///   - maximumConcurrentStreams: the limit once the connection is authenticated.
+    ///   - limits: the header, CONTINUATION and pending-frame bounds (docs/provider-api.md, "Limits").
     init(
         processor: ProviderRequestProcessor,
         connection: ProviderConnectionState,
         initialConcurrentStreams: Int,
-        maximumConcurrentStreams: Int
+        maximumConcurrentStreams: Int,
+        limits: GatewayConfiguration.Limits = .init()
     ) {
         self.processor = processor
         self.connection = connection
         self.initialConcurrentStreams = initialConcurrentStreams
         self.maximumConcurrentStreams = maximumConcurrentStreams
+        self.limits = limits
+        self.reader = HTTP2FrameReader(limits: limits)
         self.streamLimit = max(initialConcurrentStreams, Self.streamLimitBeforeAcknowledgement)
         self.outbound = ByteBufferAllocator().buffer(capacity: 0)
     }
@@ -87,7 +101,7 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
     var initialSettings: [HTTP2InboundFrame.Setting] {
         [
             .init(parameter: 0x3, value: UInt32(clamping: initialConcurrentStreams)),
-            .init(parameter: 0x6, value: 8000),
+            .init(parameter: 0x6, value: UInt32(clamping: limits.maximumHeaderListSize)),
         ]
     }
 
@@ -152,12 +166,45 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Holds reads back while the channel is not writable: a client that does not read our answers (or PING
+    /// acknowledgements) is not read either, so nothing piles up on its behalf (RFC 9113 §10.5).
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable || failed {
+            context.read()
+        } else {
+            readPending = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            pendingControlFrames = 0
+            flushIfNeeded(context: context)
+            if readPending {
+                readPending = false
+                context.read()
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Counts a control frame written for the client; too many while it does not read is ENHANCE_YOUR_CALM.
+    ///
+    /// Why: each PING or SETTINGS must be acknowledged (§6.5, §6.7), so a client that sends them without reading
+    /// would make the server buffer acknowledgements without end (swift-nio-http2 caps them the same way).
+    func queuedControlFrame() throws(HTTP2ConnectionError) {
+        guard let context, !context.channel.isWritable else { return }
+        pendingControlFrames += 1
+        guard pendingControlFrames <= limits.maximumPendingControlFrames else { throw .goAway(.enhanceYourCalm) }
+    }
+
     /// Ends the connection after a protocol error: GOAWAY with the error code, then close (RFC 9113 §5.4.1).
     private func fail(_ error: HTTP2ConnectionError, context: ChannelHandlerContext) {
         failed = true
         if case .goAway(let code) = error {
+            processor.metrics.recordProtocolError(code)
             outbound.writeGoAwayFrame(lastStreamID: lastStreamID, errorCode: code)
-            flushIfNeeded(context: context)
+            flushIfNeeded(context: context, force: true)
         }
         context.close(promise: nil)
     }
@@ -171,13 +218,13 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
         guard !goingAway else {
             guard inFlightCommits == 0 else { return }
             failed = true
-            flushIfNeeded(context: context)
+            flushIfNeeded(context: context, force: true)
             context.close(promise: nil)
             return
         }
         goingAway = true
         outbound.writeGoAwayFrame(lastStreamID: lastStreamID, errorCode: .noError, debugData: Array("{\"reason\":\"\(reason.rawValue)\"}".utf8))
-        flushIfNeeded(context: context)
+        flushIfNeeded(context: context, force: true)
         closeIfDrained(context: context)
     }
 
@@ -187,12 +234,14 @@ final class ProviderHTTP2Connection: ChannelInboundHandler {
     func closeIfDrained(context: ChannelHandlerContext) {
         guard goingAway || peerGoingAway, inFlightCommits == 0, streams.isEmpty, !failed else { return }
         failed = true
-        flushIfNeeded(context: context)
+        flushIfNeeded(context: context, force: true)
         context.close(promise: nil)
     }
 
-    func flushIfNeeded(context: ChannelHandlerContext) {
-        guard outbound.readableBytes > 0 else { return }
+    /// Writes what `outbound` holds; while the channel is not writable it keeps it (bounded: answers by the stream
+    /// limit, control frames by `queuedControlFrame`) unless `force` (a GOAWAY before closing).
+    func flushIfNeeded(context: ChannelHandlerContext, force: Bool = false) {
+        guard outbound.readableBytes > 0, force || context.channel.isWritable else { return }
         context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
         // Once the socket took the bytes the storage is ours alone again, and is reused.
         outbound.clear()

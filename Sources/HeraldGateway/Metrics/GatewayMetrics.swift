@@ -1,4 +1,5 @@
 import HeraldCore
+import NIOHTTP2
 import Prometheus
 
 /// The provider API's Prometheus metrics (docs/metrics.md): accepted and rejected requests, the accept
@@ -23,6 +24,22 @@ public struct GatewayMetrics: Sendable {
     private let rejectedByReason: [String: Counter]
     private let acceptLatency: DurationHistogram
     let connections: Gauge
+    /// `herald_provider_protocol_errors_total`, indexed by HTTP/2 error code (RFC 9113 §7); none for NO_ERROR.
+    private let protocolErrorsByCode: [Counter?]
+    /// Connections closed before their first request bytes (`handshake_timeout`).
+    let handshakeTimeouts: Counter
+    /// Connections closed at accept because `maximumConnections` were open (`connection_limit`).
+    let connectionLimitRefusals: Counter
+    /// Requests answered `431` for a header list above SETTINGS_MAX_HEADER_LIST_SIZE (`header_list_too_large`).
+    let headerListTooLarge: Counter
+
+    static let protocolErrorsName = "herald_provider_protocol_errors_total"
+    static let protocolErrorsHelp = "Provider connections and streams ended by a protocol error or a limit, by HTTP/2 error code or Herald name."
+    /// The names of RFC 9113 §7's error codes, by value.
+    static let errorCodeNames = [
+        "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR",
+        "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+    ]
 
     /// Registers the gateway's metrics in `registry`.
     public init(registry: PrometheusCollectorRegistry) {
@@ -42,6 +59,25 @@ public struct GatewayMetrics: Sendable {
             help: "From a complete provider request to its 200, including the durable commit."
         )
         connections = registry.makeGauge(name: "herald_provider_connections", help: "Open provider connections (TLS and cleartext).")
+        func protocolErrors(_ code: String) -> Counter {
+            registry.makeCounter(name: Self.protocolErrorsName, labels: [("code", code)], help: Self.protocolErrorsHelp)
+        }
+        protocolErrorsByCode = Self.errorCodeNames.enumerated().map { $0.offset == 0 ? nil : protocolErrors($0.element) }
+        handshakeTimeouts = protocolErrors("handshake_timeout")
+        connectionLimitRefusals = protocolErrors("connection_limit")
+        headerListTooLarge = protocolErrors("header_list_too_large")
+    }
+
+    /// Counts a GOAWAY or RST_STREAM Herald sent with an error code (NO_ERROR is not counted).
+    func recordProtocolError(_ code: HTTP2ErrorCode) {
+        let value = code.networkCode
+        guard value != 0 else { return }
+        if value > 0, value < protocolErrorsByCode.count {
+            protocolErrorsByCode[value]?.increment()
+        } else {
+            registry.makeCounter(name: Self.protocolErrorsName, labels: [("code", "0x\(String(value, radix: 16))")], help: Self.protocolErrorsHelp)
+                .increment()
+        }
     }
 
     /// Counts a request answered `200`, `startedAt` being when the request was complete.

@@ -25,7 +25,7 @@ final class ProviderRequestProcessor: Sendable {
     private let rules: ProviderRequestRules
     private let rateLimiter: TokenRateLimiter?
     private let generatedIDFormat: GeneratedIDFormat
-    private let metrics: GatewayMetrics
+    let metrics: GatewayMetrics
 
     init(
         configuration: GatewayConfiguration,

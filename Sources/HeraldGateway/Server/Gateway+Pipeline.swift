@@ -1,4 +1,5 @@
 import HeraldCore
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -7,16 +8,19 @@ import NIOSSL
 extension Gateway {
     /// The listener bootstrap: TLS (optional), then protocol sniffing, then HTTP/2 or HTTP/1.1.
     nonisolated func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
-        bootstrap(tls: tls, group: group, processor: processor, registry: connections)
+        bootstrap(tls: tls, group: group, processor: processor, registry: connections, logger: logger)
     }
 
     private nonisolated func bootstrap(
         tls: NIOSSLContext?,
         group: MultiThreadedEventLoopGroup,
         processor: ProviderRequestProcessor,
-        registry: ConnectionRegistry
+        registry: ConnectionRegistry,
+        logger: Logger
     ) -> ServerBootstrap {
         let configuration = self.configuration
+        let limits = configuration.limits
+        let metrics = processor.metrics
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -24,7 +28,17 @@ extension Gateway {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    registry.add(channel)
+                    let admitted = registry.admit(channel, limit: limits.maximumConnections) {
+                        logger.info(
+                            "provider connection limit reached: new connections are closed until some end",
+                            metadata: ["gateway.max_connections": "\(limits.maximumConnections)"]
+                        )
+                    }
+                    guard admitted else {
+                        metrics.connectionLimitRefusals.increment()
+                        channel.close(promise: nil)
+                        return
+                    }
                     let sync = channel.pipeline.syncOperations
                     if let tls {
                         try sync.addHandler(NIOSSLServerHandler(context: tls))
@@ -33,9 +47,13 @@ extension Gateway {
                     try sync.addHandler(IdleStateHandler(allTimeout: configuration.idleTimeout))
                     try sync.addHandler(IdleTimeoutHandler())
                     try sync.addHandler(
-                        ProtocolSniffer { wire, context in
-                            try Self.configure(wire, context: context, processor: processor, configuration: configuration)
-                        }
+                        ProtocolSniffer(
+                            handshakeTimeout: limits.handshakeTimeout,
+                            timedOut: { metrics.handshakeTimeouts.increment() },
+                            configure: { wire, context in
+                                try Self.configure(wire, context: context, processor: processor, configuration: configuration)
+                            }
+                        )
                     )
                 }
             }
@@ -59,7 +77,8 @@ extension Gateway {
                     processor: processor,
                     connection: connection,
                     initialConcurrentStreams: initialStreams,
-                    maximumConcurrentStreams: configuration.maximumConcurrentStreams
+                    maximumConcurrentStreams: configuration.maximumConcurrentStreams,
+                    limits: configuration.limits
                 )
             ]
             try insert(handlers, after: context.handler, sync)

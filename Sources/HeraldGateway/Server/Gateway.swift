@@ -20,7 +20,7 @@ public actor Gateway: Service {
     let configuration: GatewayConfiguration
     let processor: ProviderRequestProcessor
     let group: MultiThreadedEventLoopGroup
-    private let logger: Logger
+    let logger: Logger
     let connections: ConnectionRegistry
     private var state = State.idle
     private var boundAddresses: [String: SocketAddress] = [:]

@@ -44,6 +44,8 @@ public struct GatewayConfiguration: Sendable {
     public var generatedIDFormat: GeneratedIDFormat = .timeOrdered
     /// The reasons chosen where Apple's are undocumented.
     public var policy = ValidationPolicy()
+    /// The bounds on what one client may make the server hold (docs/provider-api.md, "Limits").
+    public var limits = Limits()
     /// Event-loop threads; defaults to the number of cores.
     public var eventLoopThreads = System.coreCount
 

@@ -4,6 +4,10 @@ import NIOCore
 ///
 /// Why: the cleartext port serves h2c with prior knowledge and HTTP/1.1 on one port, and the TLS port
 /// accepts clients that offer no ALPN; the preface is the only reliable sign.
+///
+/// It also bounds the handshake: a connection that has not chosen a protocol within `handshakeTimeout` of being
+/// accepted (a TLS handshake never finished, a TCP connection that never sends the preface) is closed, so that
+/// idle sockets cannot hold the server's connections until the idle timeout.
 final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -17,10 +21,37 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     private var buffered: ByteBuffer?
     private let configure: (WireProtocol, ChannelHandlerContext) throws -> Void
+    private let handshakeTimeout: TimeAmount
+    private let timedOut: () -> Void
+    private var timeout: Scheduled<Void>?
 
-    /// - Parameter configure: adds the handlers for the protocol after this one, synchronously.
-    init(configure: @escaping (WireProtocol, ChannelHandlerContext) throws -> Void) {
+    /// - Parameters:
+    ///   - handshakeTimeout: how long from the handler being added until the protocol is known.
+    ///   - timedOut: called when a connection is closed for the timeout (for the metric).
+    ///   - configure: adds the handlers for the protocol after this one, synchronously.
+    init(
+        handshakeTimeout: TimeAmount = .seconds(10),
+        timedOut: @escaping () -> Void = {},
+        configure: @escaping (WireProtocol, ChannelHandlerContext) throws -> Void
+    ) {
+        self.handshakeTimeout = handshakeTimeout
+        self.timedOut = timedOut
         self.configure = configure
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timeout = context.eventLoop.scheduleTask(in: handshakeTimeout) {
+            let (handler, context) = loopBound.value
+            handler.timeout = nil
+            handler.timedOut()
+            context.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timeout?.cancel()
+        timeout = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -44,6 +75,8 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         buffered = nil
+        timeout?.cancel()
+        timeout = nil
         context.fireChannelRead(wrapInboundOut(bytes))
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }

@@ -6,6 +6,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
+import Prometheus
 
 @testable import HeraldGateway
 
@@ -82,6 +83,8 @@ struct ProcessorFixture {
     let key: PrivateSigningKey
     let token: DeviceToken
     let clock: ManualWallClock
+    /// Where the processor's metrics go.
+    let registry: PrometheusCollectorRegistry
 
     static func make() async throws -> ProcessorFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-h2-\(UUID().uuidString)")
@@ -101,16 +104,26 @@ struct ProcessorFixture {
         )
         let configuration = GatewayConfiguration()
         let token = try await store.registerToken(bundleID: GatewayFixture.topic, environment: configuration.environment, deviceID: nil)
-        let processor = ProviderRequestProcessor(configuration: configuration, services: ProviderServices(store: store, clock: clock))
-        return ProcessorFixture(directory: directory, store: store, processor: processor, key: key, token: token, clock: clock)
+        let registry = PrometheusCollectorRegistry()
+        let processor = ProviderRequestProcessor(
+            configuration: configuration,
+            services: ProviderServices(store: store, clock: clock),
+            metrics: GatewayMetrics(registry: registry)
+        )
+        return ProcessorFixture(directory: directory, store: store, processor: processor, key: key, token: token, clock: clock, registry: registry)
     }
 
-    func connection(initialStreams: Int = 1, maximumStreams: Int = 1000) -> ProviderHTTP2Connection {
+    func connection(
+        initialStreams: Int = 1,
+        maximumStreams: Int = 1000,
+        limits: GatewayConfiguration.Limits = .init()
+    ) -> ProviderHTTP2Connection {
         ProviderHTTP2Connection(
             processor: processor,
             connection: processor.makeConnectionState(clientCertificateDER: nil),
             initialConcurrentStreams: initialStreams,
-            maximumConcurrentStreams: maximumStreams
+            maximumConcurrentStreams: maximumStreams,
+            limits: limits
         )
     }
 

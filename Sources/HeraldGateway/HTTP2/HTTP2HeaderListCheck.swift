@@ -1,0 +1,60 @@
+/// The message rules of RFC 9113 §8 for one header block of a request, applied field by field as it is decoded.
+///
+/// Why a value of its own: the rules are pure and tested on fields, and the connection only asks for the outcome.
+/// Each field costs a few comparisons of its precomputed `HPACKNameKind`; nothing is allocated.
+struct HTTP2HeaderListCheck {
+    /// What the connection does with the request.
+    enum Outcome: Equatable {
+        case valid
+        /// Malformed (§8.1.1): a stream error of type PROTOCOL_ERROR.
+        case malformed
+        /// Above the SETTINGS_MAX_HEADER_LIST_SIZE we advertised: answered `431` (§10.5.1).
+        case tooLarge
+    }
+
+    let maximumListSize: Int
+    /// A second header block on a stream: a trailer section, where pseudo-headers are not allowed (§8.1).
+    let isTrailers: Bool
+    /// The header list size so far: decoded names and values plus 32 octets a field (§6.5.2).
+    private(set) var listSize = 0
+    private var pseudoSeen: UInt8 = 0
+    private var regularSeen = false
+    private var malformed = false
+
+    init(maximumListSize: Int, isTrailers: Bool) {
+        self.maximumListSize = maximumListSize
+        self.isTrailers = isTrailers
+    }
+
+    /// Whether the fields so far still fit the advertised list size (the connection keeps no value beyond it).
+    var withinListSize: Bool { listSize <= maximumListSize }
+
+    mutating func add(_ field: HPACKField) {
+        listSize += field.size
+        switch field.nameKind {
+        case .regular:
+            regularSeen = true
+        case .te:
+            regularSeen = true
+            // §8.2.2: `te` may be sent only with the value "trailers".
+            if (try? field.value.decodedBytes())?.elementsEqual("trailers".utf8) != true { malformed = true }
+        case .malformed:
+            malformed = true
+        case .method, .scheme, .authority, .path:
+            let bit: UInt8 = 1 << (field.nameKind.rawValue - HPACKNameKind.method.rawValue)
+            // §8.3: pseudo-headers come before every regular field, at most once each, and never in trailers.
+            if isTrailers || regularSeen || pseudoSeen & bit != 0 { malformed = true }
+            pseudoSeen |= bit
+        }
+    }
+
+    /// The verdict once the whole block is decoded.
+    var outcome: Outcome {
+        guard withinListSize else { return .tooLarge }
+        guard !malformed else { return .malformed }
+        // §8.3.1: a request carries :method, :scheme and :path (CONNECT aside, which the provider API does not serve).
+        let required: UInt8 = 1 << 0 | 1 << 1 | 1 << 3
+        if !isTrailers, pseudoSeen & required != required { return .malformed }
+        return .valid
+    }
+}

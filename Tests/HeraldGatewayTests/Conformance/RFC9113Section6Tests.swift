@@ -1,0 +1,126 @@
+import NIOCore
+import NIOHTTP2
+import Testing
+
+@testable import HeraldGateway
+
+/// RFC 9113 §6 (frame definitions) on the provider port, frame by frame on bytes.
+@Suite("RFC 9113 §6: frame definitions")
+struct RFC9113Section6Tests {
+    @Test("§6.4: RST_STREAM on an idle stream is a connection error PROTOCOL_ERROR")
+    func resetOnIdleStream() async throws {
+        var connection = try await ConformanceConnection.open()
+        #expect(try connection.send(type: 0x3, streamID: 1, payload: [0, 0, 0, 8]) == [ConformanceConnection.goAway(.protocolError)])
+        await connection.stop()
+    }
+
+    @Test(
+        "§6.5.2: SETTINGS values a client may not send are connection errors",
+        arguments: [
+            (0x2, 2, .protocolError),  // SETTINGS_ENABLE_PUSH other than 0 or 1
+            (0x4, 0x8000_0000, .flowControlError),  // SETTINGS_INITIAL_WINDOW_SIZE above 2^31-1
+            (0x5, 16_383, .protocolError),  // SETTINGS_MAX_FRAME_SIZE below the initial value
+            (0x5, 16_777_216, .protocolError),  // and above 2^24-1
+        ] as [(UInt16, UInt32, HTTP2ErrorCode)]
+    )
+    func invalidSettings(parameter: UInt16, value: UInt32, code: HTTP2ErrorCode) async throws {
+        var connection = try await ConformanceConnection.open()
+        var bytes = ByteBuffer()
+        bytes.writeSettingsFrame([.init(parameter: parameter, value: value)])
+        #expect(try connection.send(bytes) == [ConformanceConnection.goAway(code)])
+        #expect(!connection.isOpen)
+        await connection.stop()
+    }
+
+    @Test("§6.5: a SETTINGS acknowledgement with a payload is a connection error FRAME_SIZE_ERROR")
+    func settingsAckWithPayload() async throws {
+        var connection = try await ConformanceConnection.open()
+        #expect(
+            try connection.send(type: 0x4, flags: 0x1, streamID: 0, payload: [0, 3, 0, 0, 0, 1]) == [ConformanceConnection.goAway(.frameSizeError)]
+        )
+        await connection.stop()
+    }
+
+    @Test("§6.7: PING is answered by a PING with ACK and the same data; a PING ACK is not answered")
+    func pingAcknowledged() async throws {
+        var connection = try await ConformanceConnection.open()
+        #expect(
+            try connection.send(type: 0x6, streamID: 0, payload: [8, 7, 6, 5, 4, 3, 2, 1]) == [
+                .other(.ping(ack: true, opaqueData: 0x0807_0605_0403_0201))
+            ]
+        )
+        #expect(try connection.send(type: 0x6, flags: 0x1, streamID: 0, payload: [8, 7, 6, 5, 4, 3, 2, 1]).isEmpty)
+        #expect(try connection.send(type: 0x6, streamID: 0, payload: [1]) == [ConformanceConnection.goAway(.frameSizeError)])
+        await connection.stop()
+    }
+
+    @Test("§6.9: a WINDOW_UPDATE of 0 is a stream error PROTOCOL_ERROR, or a connection error on stream 0")
+    func zeroWindowUpdate() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request()).bytes
+        #expect(try connection.send(headersFrame(streamID: 1, request, endStream: false)).isEmpty)
+        #expect(try connection.send(type: 0x8, streamID: 1, payload: [0, 0, 0, 0]) == [ConformanceConnection.reset(1, .protocolError)])
+        #expect(
+            try connection.send(type: 0x8, streamID: 0, payload: [0, 0, 0, 0]) == [ConformanceConnection.goAway(.protocolError, lastStreamID: 1)]
+        )
+        await connection.stop()
+    }
+
+    @Test("§6.9.1: DATA beyond the stream's flow-control window is a stream error FLOW_CONTROL_ERROR")
+    func dataBeyondStreamWindow() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request()).bytes
+        #expect(try connection.send(headersFrame(streamID: 1, request, endStream: false)).isEmpty)
+        // Padding only: each frame takes 256 octets of the window and adds nothing to the body, so Herald does not
+        // reopen the window; 255 frames leave 255 octets of the 65,535.
+        let padded = [255] + [UInt8](repeating: 0, count: 255)
+        var bytes = ByteBuffer()
+        for _ in 0..<255 { bytes.writeFrame(type: 0x0, flags: 0x8, streamID: 1, payload: padded) }
+        #expect(try connection.send(bytes).isEmpty)
+        #expect(try connection.send(type: 0x0, flags: 0x8, streamID: 1, payload: padded) == [ConformanceConnection.reset(1, .flowControlError)])
+        #expect(connection.isOpen)
+        #expect(connection.protocolErrors("FLOW_CONTROL_ERROR") == "1")
+        await connection.stop()
+    }
+
+    @Test("§6.9.1: a payload larger than the stream window is read to its end and answered PayloadTooLarge")
+    func payloadLargerThanWindow() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request()).bytes
+        #expect(try connection.send(headersFrame(streamID: 1, request, endStream: false)).isEmpty)
+        var frames: [HTTP2TestPeer.ServerFrame] = []
+        for index in 0..<6 {
+            frames += try connection.send(connection.peer.data(streamID: 1, [UInt8](repeating: 0x20, count: 16_384), endStream: index == 5))
+        }
+        #expect(frames.contains(.other(.windowUpdate(streamID: 1, increment: 49_152))))
+        #expect(frames.status == "413")
+        await connection.stop()
+    }
+
+    @Test("§6.10: CONTINUATION frames are counted: past the limit in one header block, GOAWAY ENHANCE_YOUR_CALM")
+    func continuationFlood() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request()).bytes
+        var bytes = headersFrame(streamID: 1, request, endHeaders: false)
+        // Empty frames: the block never grows, so only a count can stop them (a million were accepted before).
+        for _ in 0..<1000 { bytes.writeFrame(type: 0x9, streamID: 1, payload: []) }
+        bytes.writeFrame(type: 0x9, flags: 0x4, streamID: 1, payload: [])
+        #expect(try connection.send(bytes) == [ConformanceConnection.goAway(.enhanceYourCalm)])
+        #expect(!connection.isOpen)
+        #expect(connection.protocolErrors("ENHANCE_YOUR_CALM") == "1")
+        await connection.stop()
+    }
+
+    @Test("§6.10: up to the limit of CONTINUATION frames, the header block is read and the request answered")
+    func continuationWithinLimit() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = Array(RawHeaderBlock(connection.request(path: "/3/device/abc")).bytes.readableBytesView)
+        var bytes = headersFrame(streamID: 1, ByteBuffer(bytes: request.prefix(10)), endHeaders: false)
+        for index in 0..<64 {
+            let piece = index == 63 ? Array(request.dropFirst(10)) : []
+            bytes.writeFrame(type: 0x9, flags: index == 63 ? 0x4 : 0, streamID: 1, payload: piece)
+        }
+        #expect(try connection.send(bytes).status == "400")
+        await connection.stop()
+    }
+}
