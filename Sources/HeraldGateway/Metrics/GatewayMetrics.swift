@@ -45,8 +45,11 @@ public struct GatewayMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         accepted = registry.makeCounter(
-            name: "herald_notifications_accepted_total",
-            help: "Provider requests answered 200: the notification is durable and handed to delivery."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_notifications_accepted_total",
+                unitName: "",
+                helpText: "Provider requests answered 200: the notification is durable and handed to delivery."
+            )
         )
         var rejected: [String: Counter] = [:]
         for reason in APNSReason.all {
@@ -54,13 +57,25 @@ public struct GatewayMetrics: Sendable {
         }
         rejectedByReason = rejected
         acceptLatency = registry.makeDurationHistogram(
-            name: "herald_accept_latency_seconds",
-            buckets: Self.acceptLatencyBuckets,
-            help: "From a complete provider request to its 200, including the durable commit."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_accept_latency_seconds",
+                unitName: "",
+                helpText: "From a complete provider request to its 200, including the durable commit."
+            ),
+            buckets: Self.acceptLatencyBuckets
         )
-        connections = registry.makeGauge(name: "herald_provider_connections", help: "Open provider connections (TLS and cleartext).")
+        connections = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_provider_connections",
+                unitName: "",
+                helpText: "Open provider connections (TLS and cleartext)."
+            )
+        )
         func protocolErrors(_ code: String) -> Counter {
-            registry.makeCounter(name: Self.protocolErrorsName, labels: [("code", code)], help: Self.protocolErrorsHelp)
+            registry.makeCounter(
+                descriptor: MetricNameDescriptor(metricName: Self.protocolErrorsName, unitName: "", helpText: Self.protocolErrorsHelp),
+                labels: [("code", code)]
+            )
         }
         protocolErrorsByCode = Self.errorCodeNames.enumerated().map { $0.offset == 0 ? nil : protocolErrors($0.element) }
         handshakeTimeouts = protocolErrors("handshake_timeout")
@@ -75,8 +90,11 @@ public struct GatewayMetrics: Sendable {
         if value > 0, value < protocolErrorsByCode.count {
             protocolErrorsByCode[value]?.increment()
         } else {
-            registry.makeCounter(name: Self.protocolErrorsName, labels: [("code", "0x\(String(value, radix: 16))")], help: Self.protocolErrorsHelp)
-                .increment()
+            registry.makeCounter(
+                descriptor: MetricNameDescriptor(metricName: Self.protocolErrorsName, unitName: "", helpText: Self.protocolErrorsHelp),
+                labels: [("code", "0x\(String(value, radix: 16))")]
+            )
+            .increment()
         }
     }
 
@@ -98,9 +116,8 @@ public struct GatewayMetrics: Sendable {
 
     private static func makeRejectedCounter(_ reason: APNSReason, in registry: PrometheusCollectorRegistry) -> Counter {
         registry.makeCounter(
-            name: rejectedName,
-            labels: [("reason", reason.rawValue), ("status", String(reason.status))],
-            help: rejectedHelp
+            descriptor: MetricNameDescriptor(metricName: rejectedName, unitName: "", helpText: rejectedHelp),
+            labels: [("reason", reason.rawValue), ("status", String(reason.status))]
         )
     }
 }
