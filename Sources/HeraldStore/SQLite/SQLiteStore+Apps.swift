@@ -50,8 +50,12 @@ extension SQLiteStore {
         try checkOpen()
         let now = clock.nowMilliseconds()
         let interval = configuration.registryRefreshIntervalMilliseconds
-        let (cached, freshness) = registry.withLock { $0.appTeam(bundleID, nowMilliseconds: now, refreshInterval: interval) }
-        guard freshness == .refreshDue || registry.withLock({ $0.revision == nil }) else { return cached }
+        // One lock on the hot path: the team, whether a refresh is due, and whether the cache was ever filled.
+        let (cached, freshness, loaded) = registry.withLock { cache in
+            let (team, freshness) = cache.appTeam(bundleID, nowMilliseconds: now, refreshInterval: interval)
+            return (team, freshness, cache.revision != nil)
+        }
+        guard freshness == .refreshDue || !loaded else { return cached }
         do {
             try refreshRegistry()
         } catch {
