@@ -76,6 +76,7 @@ extension ProviderHTTP2Connection {
     func reset(streamID: UInt32, errorCode: HTTP2ErrorCode) throws(HTTP2ConnectionError) {
         processor.metrics.recordProtocolError(errorCode)
         outbound.writeRSTStreamFrame(streamID: streamID, errorCode: errorCode)
+        recentlyReset.insert(streamID)
         closeStream(streamID)
         try queuedControlFrame()
     }
@@ -156,8 +157,12 @@ extension ProviderHTTP2Connection {
         }
         // §5.1.1: client streams are odd and increasing.
         guard streamID & 1 == 1 else { throw .goAway(.protocolError) }
-        // §5.1: HEADERS on the last stream, closed, is STREAM_CLOSED; a lower id is one §5.1.1 calls unexpected.
-        guard streamID > lastStreamID else { throw .goAway(streamID == lastStreamID ? .streamClosed : .protocolError) }
+        guard streamID > lastStreamID else {
+            // §5.1: late trailers of a stream Herald reset are ignored.
+            if recentlyReset.contains(streamID) { return }
+            // §5.1: HEADERS on the last stream, closed, is STREAM_CLOSED; a lower id is one §5.1.1 calls unexpected.
+            throw .goAway(streamID == lastStreamID ? .streamClosed : .protocolError)
+        }
         lastStreamID = streamID
         // After our GOAWAY, new streams are not processed (the client retries them elsewhere).
         guard !goingAway else { return }
@@ -189,7 +194,10 @@ extension ProviderHTTP2Connection {
     private func refuseHeaderList(streamID: UInt32, endStream: Bool) throws(HTTP2ConnectionError) {
         processor.metrics.headerListTooLarge.increment()
         outbound.writeHeadersFrame(streamID: streamID, endStream: true) { HPACKResponseEncoder.writeStatus(431, into: &$0) }
-        if !endStream { outbound.writeRSTStreamFrame(streamID: streamID, errorCode: .noError) }
+        if !endStream {
+            outbound.writeRSTStreamFrame(streamID: streamID, errorCode: .noError)
+            recentlyReset.insert(streamID)
+        }
         try queuedControlFrame()
     }
 

@@ -63,6 +63,8 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
     var pendingControlFrames = 0
     /// A read held back while the channel is not writable.
     var readPending = false
+    /// The last streams Herald reset, whose late frames are ignored rather than taken as errors (RFC 9113 §5.1).
+    var recentlyReset = RecentStreams()
     var outbound: ByteBuffer
     var context: ChannelHandlerContext?
 
@@ -265,4 +267,22 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
 struct ProviderConnectionClosing: Sendable {
     /// `Shutdown` on graceful shutdown, `IdleTimeout` when idle.
     var reason: APNSReason
+}
+
+/// The ids of the last few streams Herald reset, in a ring allocated once per connection.
+///
+/// Why: after sending RST_STREAM an endpoint "MUST ignore frames that it receives on closed streams" (RFC 9113 §5.1),
+/// since the client may have sent them before it read the reset; any other frame on a closed stream is an error.
+struct RecentStreams {
+    private var ids = [UInt32](repeating: 0, count: 8)
+    private var next = 0
+
+    mutating func insert(_ streamID: UInt32) {
+        ids[next] = streamID
+        next = (next + 1) % ids.count
+    }
+
+    func contains(_ streamID: UInt32) -> Bool {
+        ids.contains(streamID)
+    }
 }

@@ -20,6 +20,21 @@ struct RFC9113Section5Tests {
         await connection.stop()
     }
 
+    @Test("§5.1: trailers of a stream Herald reset (REFUSED_STREAM) are ignored, not a connection error")
+    func trailersAfterOurReset() async throws {
+        var connection = try await ConformanceConnection.open()
+        var bytes = ByteBuffer()
+        bytes.writeSettingsAckFrame()
+        let request = RawHeaderBlock(connection.request(path: "/3/device/abc")).bytes
+        bytes.writeImmutableBuffer(headersFrame(streamID: 1, request, endStream: false))
+        // One stream until a valid token (spec §A.1): stream 3 is refused.
+        bytes.writeImmutableBuffer(headersFrame(streamID: 3, request, endStream: false))
+        #expect(try connection.send(bytes) == [ConformanceConnection.reset(3, .refusedStream)])
+        #expect(try connection.send(headersFrame(streamID: 3, RawHeaderBlock([("x-trailer", "1")]).bytes)).isEmpty)
+        #expect(connection.isOpen)
+        await connection.stop()
+    }
+
     @Test("§5.1.1: a stream id lower than one already used is a connection error PROTOCOL_ERROR")
     func lowerStreamID() async throws {
         var connection = try await ConformanceConnection.open()

@@ -7,6 +7,68 @@ import Testing
 /// RFC 9113 §6 (frame definitions) on the provider port, frame by frame on bytes.
 @Suite("RFC 9113 §6: frame definitions")
 struct RFC9113Section6Tests {
+    /// One frame that breaks a rule of §6, and the connection error it must cause.
+    struct FrameRule: Sendable, CustomTestStringConvertible {
+        var rule: String
+        var type: UInt8
+        var flags: UInt8 = 0
+        var streamID: UInt32
+        var payload: [UInt8]
+        var code: HTTP2ErrorCode
+
+        var testDescription: String { rule }
+    }
+
+    static let frameRules: [FrameRule] = [
+        FrameRule(rule: "§6.1 DATA on stream 0", type: 0x0, streamID: 0, payload: [1], code: .protocolError),
+        FrameRule(rule: "§6.1 padding as long as the payload", type: 0x0, flags: 0x8, streamID: 1, payload: [4, 0, 0, 0], code: .protocolError),
+        FrameRule(rule: "§6.2 HEADERS on stream 0", type: 0x1, flags: 0x5, streamID: 0, payload: [0x82], code: .protocolError),
+        FrameRule(rule: "§6.3 PRIORITY on stream 0", type: 0x2, streamID: 0, payload: [0, 0, 0, 1, 1], code: .protocolError),
+        FrameRule(rule: "§6.4 RST_STREAM on stream 0", type: 0x3, streamID: 0, payload: [0, 0, 0, 8], code: .protocolError),
+        FrameRule(rule: "§6.4 RST_STREAM not 4 octets", type: 0x3, streamID: 1, payload: [0, 0, 8], code: .frameSizeError),
+        FrameRule(rule: "§6.5 SETTINGS on a stream", type: 0x4, streamID: 1, payload: [], code: .protocolError),
+        FrameRule(rule: "§6.5 SETTINGS not a multiple of 6 octets", type: 0x4, streamID: 0, payload: [0, 3, 0, 0, 0], code: .frameSizeError),
+        FrameRule(rule: "§6.6 PUSH_PROMISE from a client", type: 0x5, flags: 0x4, streamID: 1, payload: [0, 0, 0, 2], code: .protocolError),
+        FrameRule(rule: "§6.7 PING on a stream", type: 0x6, streamID: 1, payload: [0, 0, 0, 0, 0, 0, 0, 0], code: .protocolError),
+        FrameRule(rule: "§6.8 GOAWAY on a stream", type: 0x7, streamID: 1, payload: [0, 0, 0, 0, 0, 0, 0, 0], code: .protocolError),
+        FrameRule(rule: "§6.9 WINDOW_UPDATE not 4 octets", type: 0x8, streamID: 0, payload: [0, 0, 1], code: .frameSizeError),
+        FrameRule(rule: "§6.9.1 connection window above 2^31-1", type: 0x8, streamID: 0, payload: [0x7F, 0xFF, 0xFF, 0xFF], code: .flowControlError),
+        FrameRule(rule: "§6.10 CONTINUATION without HEADERS", type: 0x9, flags: 0x4, streamID: 1, payload: [0x82], code: .protocolError),
+    ]
+
+    @Test("§6: a frame that breaks its definition is a connection error with the code the section names", arguments: frameRules)
+    func frameRule(_ rule: FrameRule) async throws {
+        var connection = try await ConformanceConnection.open()
+        #expect(
+            try connection.send(type: rule.type, flags: rule.flags, streamID: rule.streamID, payload: rule.payload) == [
+                ConformanceConnection.goAway(rule.code)
+            ]
+        )
+        #expect(!connection.isOpen)
+        await connection.stop()
+    }
+
+    @Test("§6.10: a frame of another stream between HEADERS and its CONTINUATION is a connection error PROTOCOL_ERROR")
+    func interleavedContinuation() async throws {
+        var connection = try await ConformanceConnection.open()
+        var bytes = headersFrame(streamID: 1, RawHeaderBlock(connection.request()).bytes, endHeaders: false)
+        bytes.writeFrame(type: 0x6, streamID: 0, payload: [0, 0, 0, 0, 0, 0, 0, 0])
+        #expect(try connection.send(bytes) == [ConformanceConnection.goAway(.protocolError)])
+        await connection.stop()
+    }
+
+    @Test("§6.8: after the client's GOAWAY the open stream is still answered, then the connection closes")
+    func clientGoAway() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request(path: "/3/device/abc")).bytes
+        #expect(try connection.send(headersFrame(streamID: 1, request, endStream: false)).isEmpty)
+        #expect(try connection.send(type: 0x7, streamID: 0, payload: [0, 0, 0, 0, 0, 0, 0, 0]).isEmpty)
+        #expect(connection.isOpen)
+        #expect(try connection.send(connection.peer.data(streamID: 1, GatewayFixture.alertBody)).status == "400")
+        #expect(!connection.isOpen)
+        await connection.stop()
+    }
+
     @Test("§6.4: RST_STREAM on an idle stream is a connection error PROTOCOL_ERROR")
     func resetOnIdleStream() async throws {
         var connection = try await ConformanceConnection.open()

@@ -130,9 +130,32 @@ struct HTTP2FrameReaderTests {
         #expect(try reader.next() == nil)
     }
 
+    @Test("CONTINUATION frames are counted: the configured number is read, one more is ENHANCE_YOUR_CALM")
+    func continuationCount() throws {
+        var limits = GatewayConfiguration.Limits()
+        limits.maximumContinuationFrames = 2
+        var reader = Self.started(limits: limits)
+        reader.append(frame(type: 0x1, streamID: 1, payload: [0x82]))
+        reader.append(frame(type: 0x9, streamID: 1, payload: []))
+        reader.append(frame(type: 0x9, flags: 0x4, streamID: 1, payload: [0x84]))
+        #expect(try reader.next() == .headers(streamID: 1, endStream: false, block: ByteBuffer(bytes: [0x82, 0x84])))
+        reader.append(frame(type: 0x1, streamID: 3, payload: [0x82]))
+        for _ in 0..<3 { reader.append(frame(type: 0x9, streamID: 3, payload: [])) }
+        #expect(throws: HTTP2ConnectionError.goAway(.enhanceYourCalm)) { try reader.next() }
+    }
+
+    @Test("a HEADERS or PRIORITY making a stream depend on itself is a stream error PROTOCOL_ERROR; its block is kept")
+    func selfDependency() throws {
+        var reader = Self.started()
+        reader.append(frame(type: 0x2, streamID: 5, payload: [0, 0, 0, 5, 16]))
+        reader.append(frame(type: 0x1, flags: 0x4 | 0x20 | 0x8, streamID: 7, payload: [1, 0x80, 0, 0, 7, 16, 0x82, 0]))
+        #expect(try reader.next() == .streamError(streamID: 5, errorCode: .protocolError))
+        #expect(try reader.next() == .rejectedHeaders(streamID: 7, block: ByteBuffer(bytes: [0x82]), errorCode: .protocolError))
+    }
+
     /// A reader past the preface and the first SETTINGS.
-    static func started() -> HTTP2FrameReader {
-        var reader = HTTP2FrameReader(expectingPreface: false)
+    static func started(limits: GatewayConfiguration.Limits = .init()) -> HTTP2FrameReader {
+        var reader = HTTP2FrameReader(expectingPreface: false, limits: limits)
         var settings = ByteBuffer()
         settings.writeSettingsFrame([])
         reader.append(settings)
