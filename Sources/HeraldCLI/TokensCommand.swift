@@ -21,9 +21,7 @@ struct TokensCommand: AsyncParsableCommand {
             try await reportingErrors {
                 guard Topic.isWellFormed(topic) else { throw CLIFailure("'\(topic)' is not a bundle id") }
                 let environment = try parseEnvironment(environment)
-                let store = try openStore(data)
-                let token = try await store.registerToken(bundleID: topic, environment: environment, deviceID: nil)
-                await store.shutdown()
+                let token = try await withStore(data) { try await $0.registerToken(bundleID: topic, environment: environment, deviceID: nil) }
                 print(token.hex)
             }
         }
@@ -37,20 +35,13 @@ struct TokensCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard let deviceToken = DeviceToken(hex: token) else { throw CLIFailure("'\(token)' is not a device token") }
-                let store = try openStore(data)
-                do {
-                    let record = try await store.unregister(deviceToken, atMilliseconds: SystemWallClock().nowMilliseconds())
-                    await store.shutdown()
-                    // A running `herald serve` sees the file's change within its registry refresh interval (its gateway
-                    // then answers `410`, its engine discards what waited); returning after two intervals means a push
-                    // sent once this command has returned gets `410` (docs/delivery.md, rule 14).
-                    let interval = SQLiteStore.Configuration(dataDirectory: "").registryRefreshIntervalMilliseconds
-                    try await Task.sleep(for: .milliseconds(2 * interval))
-                    print("unregistered \(record.token.hex) at \(record.unregisteredAtMilliseconds ?? 0)")
-                } catch {
-                    await store.shutdown()
-                    throw error
-                }
+                let record = try await withStore(data) { try await $0.unregister(deviceToken, atMilliseconds: SystemWallClock().nowMilliseconds()) }
+                // A running `herald serve` sees the file's change within its registry refresh interval (its gateway then
+                // answers `410`, its engine discards what waited); returning after two intervals means a push sent once
+                // this command has returned gets `410` (docs/delivery.md, rule 14).
+                let interval = SQLiteStore.Configuration(dataDirectory: "").registryRefreshIntervalMilliseconds
+                try await Task.sleep(for: .milliseconds(2 * interval))
+                print("unregistered \(record.token.hex) at \(record.unregisteredAtMilliseconds ?? 0)")
             }
         }
     }
