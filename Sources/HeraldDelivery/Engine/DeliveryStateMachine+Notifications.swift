@@ -9,7 +9,7 @@ extension DeliveryStateMachine {
         var actions: [Action] = []
         let id = notification.id
         // Accepted while the gateway's registry cache had not yet seen the token's unregistration (rule 14).
-        if unregisteredTokens.contains(notification.token) {
+        if !unregisteredTokens.isEmpty, unregisteredTokens.contains(notification.token) {
             actions.append(Self.change(id, sequence, .discarded, .discarded, now, ["reason": .string("token-unregistered")]))
             return actions
         }
