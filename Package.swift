@@ -166,7 +166,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
+        // JSONTestSuite/: one document per file, y_/n_/i_ (JSONTestSuiteTests.swift).
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"], resources: [.copy("JSONTestSuite")]),
         .testTarget(
             name: "HeraldAuthTests",
             dependencies: [
