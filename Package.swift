@@ -170,7 +170,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HeraldActivityKitTests", dependencies: ["HeraldActivityKit", "HeraldUserNotifications"]),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
+        // JSONTestSuite/: one document per file, y_/n_/i_ (JSONTestSuiteTests.swift).
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"], resources: [.copy("JSONTestSuite")]),
         .testTarget(
             name: "HeraldAuthTests",
             dependencies: [
@@ -270,3 +271,22 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets (docs/fuzzing.md). Built by Fuzz/run.sh with -DHERALD_FUZZ and libFuzzer, each runs libFuzzer's driver;
+// in a normal build each is a small program that replays input files, so `swift build` and `swift test` still link.
+package.targets += [
+    .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+    .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"], path: "Fuzz/Driver"),
+]
+let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+    ("FuzzHTTP2Frames", ["HeraldGateway", .product(name: "NIOCore", package: "swift-nio")]),
+    ("FuzzHPACK", ["HeraldGateway", .product(name: "NIOCore", package: "swift-nio")]),
+    ("FuzzJSONPayload", ["HeraldCore"]),
+    ("FuzzJWT", ["HeraldAuth", .product(name: "Crypto", package: "swift-crypto")]),
+    ("FuzzAPNSFile", ["HeraldProviderClient", "HeraldCore"]),
+]
+for fuzzTarget in fuzzTargets {
+    package.targets.append(
+        .executableTarget(name: fuzzTarget.name, dependencies: fuzzTarget.dependencies + ["FuzzDriver"], path: "Fuzz/\(fuzzTarget.name)")
+    )
+}
