@@ -54,18 +54,11 @@ public struct RetentionService: Service {
 
     /// Runs a pass now and then one every ``Configuration/interval`` until graceful shutdown.
     public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+        await runPeriodically(every: configuration.interval) {
             do {
                 try await prune()
             } catch {
                 logger.warning("Retention pass failed", metadata: ["store.error": "\(error)"])
-            }
-            do {
-                try await cancelWhenGracefulShutdown {
-                    try await Task.sleep(for: configuration.interval)
-                }
-            } catch {
-                return
             }
         }
     }

@@ -28,18 +28,11 @@ public struct UnregistrationWatch: Service {
     /// Passes until graceful shutdown.
     public func run() async throws {
         var revision: Int64?
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+        await runPeriodically(every: interval) {
             do {
                 revision = try await pass(after: revision)
             } catch {
                 logger.warning("Reading unregistered tokens failed", metadata: ["store.error": "\(error)"])
-            }
-            do {
-                try await cancelWhenGracefulShutdown {
-                    try await Task.sleep(for: interval)
-                }
-            } catch {
-                return
             }
         }
     }
