@@ -290,3 +290,9 @@ for fuzzTarget in fuzzTargets {
         .executableTarget(name: fuzzTarget.name, dependencies: fuzzTarget.dependencies + ["FuzzDriver"], path: "Fuzz/\(fuzzTarget.name)")
     )
 }
+
+// Test tiers (Tests/HeraldTestTiers, README "Contributing"): every test target's suites name theirs.
+package.targets.append(.target(name: "HeraldTestTiers", path: "Tests/HeraldTestTiers"))
+for target in package.targets where target.type == .test {
+    target.dependencies.append("HeraldTestTiers")
+}

@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldProviderClient
 import HeraldSimulator
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
@@ -11,7 +12,7 @@ import FoundationNetworking
 #endif
 
 /// The web console's API against a live in-process server and device (tier 3).
-@Suite("Console API: screens, interactions, validation, sending and live events")
+@Suite("Console API: screens, interactions, validation, sending and live events", .tier(.inProcess))
 struct ConsoleAPITests {
     static let app = "com.example.console"
 

@@ -2,11 +2,12 @@ import Foundation
 import HeraldCore
 import HeraldProviderClient
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
 /// The testing kit itself, live on ephemeral ports (tier 3).
-@Suite("Testing kit: HeraldTestServer and TestDevice")
+@Suite("Testing kit: HeraldTestServer and TestDevice", .tier(.inProcess))
 struct HeraldTestServerTests {
     static let app = "com.example.kit"
 

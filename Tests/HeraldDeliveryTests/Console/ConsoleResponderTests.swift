@@ -1,9 +1,10 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Console: the page on GET / and /console")
+@Suite("Console: the page on GET / and /console", .tier(.unit))
 struct ConsoleResponderTests {
     /// Every `data-testid` the browser test and docs/console.md rely on that is in the page's HTML or script.
     static let testIDs = [

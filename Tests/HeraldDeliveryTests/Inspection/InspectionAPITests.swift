@@ -2,11 +2,12 @@ import Foundation
 import HeraldCore
 import HeraldDeviceLink
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Inspection API: live over HTTP/1.1, checked against docs/inspection-api.json")
+@Suite("Inspection API: live over HTTP/1.1, checked against docs/inspection-api.json", .tier(.inProcess))
 struct InspectionAPITests {
     static let app = "com.example.app"
 

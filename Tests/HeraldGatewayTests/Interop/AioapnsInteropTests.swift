@@ -1,13 +1,14 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 /// Tier 3 interop: aioapns (PyPI), an unmodified APNs client, against a live gateway over TLS.
 ///
 /// Each run sends three alerts in order: to a registered token (200), to a token nobody registered
 /// (400 `BadDeviceToken`) and to an unregistered one (410 `Unregistered`).
-@Suite("Interop: aioapns against a live gateway", .serialized)
+@Suite("Interop: aioapns against a live gateway", .serialized, .tier(.process))
 struct AioapnsInteropTests {
     @Test("token authentication (.p8): 200, 400 BadDeviceToken, 410 Unregistered on one connection")
     func tokenAuthentication() async throws {

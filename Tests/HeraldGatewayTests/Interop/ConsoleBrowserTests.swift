@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 /// The web console in a real browser (tier 3): `herald serve`, a `herald device` enrolled with a manifest, and
@@ -7,7 +8,7 @@ import Testing
 ///
 /// Needs Debian's `chromium` and `chromium-driver` and selenium in the interop Python; `bash .ci/run` installs them.
 /// Without them the test fails and says so: it never skips silently.
-@Suite("Interop: the web console in headless Chromium", .serialized)
+@Suite("Interop: the web console in headless Chromium", .serialized, .tier(.browser))
 struct ConsoleBrowserTests {
     static let app = "com.example.console"
     static let category = "message"

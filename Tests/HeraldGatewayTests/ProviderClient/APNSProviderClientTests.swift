@@ -2,13 +2,14 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldProviderClient
+import HeraldTestTiers
 import NIOCore
 import NIOHTTP2
 import NIOPosix
 import Testing
 
 /// `APNSProviderClient` against a live in-process gateway (tier 3): auth, concurrency, answers, reconnection.
-@Suite("APNSProviderClient against the gateway", .serialized)
+@Suite("APNSProviderClient against the gateway", .serialized, .tier(.inProcess))
 struct APNSProviderClientTests {
     /// A client for the fixture's gateway: TLS trusting its CA (or h2c), its key and its clock.
     static func client(
@@ -200,7 +201,7 @@ struct APNSProviderClientTests {
 }
 
 /// The client's deadlines and cancellation, against servers that misbehave on purpose.
-@Suite("APNSProviderClient deadlines", .serialized)
+@Suite("APNSProviderClient deadlines", .serialized, .tier(.inProcess))
 struct APNSProviderClientDeadlineTests {
     /// A listener that accepts connections and never speaks, or speaks HTTP/2 and never answers a request.
     static func silentServer(http2: Bool, group: any EventLoopGroup) async throws -> any Channel {
