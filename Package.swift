@@ -143,7 +143,7 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldDeviceHost",
-                "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient",
+                "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient", "HeraldGateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -254,7 +254,7 @@ let package = Package(
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
                 "HeraldUserNotifications", "HeraldTestSupport",
-                "HeraldServer",
+                "HeraldServer", "HeraldGateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -69,6 +69,9 @@ final class ProviderRequestProcessor: Sendable {
         let apnsID = providedID?.text ?? generatedIDFormat.make().text
         // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
+        if !services.faults.isEmpty, let hit = services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds()) {
+            return .respond(faultResponse(hit, apnsID: apnsID, uniqueID: uniqueID))
+        }
         switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
         case .failure(let rejection):
             metrics.recordRejected(rejection.reason)
@@ -104,6 +107,18 @@ final class ProviderRequestProcessor: Sendable {
     }
 
     typealias Rejection = ProviderRequestRules.Rejection
+
+    /// The answer a fault rule gives instead of the real one: the notification is not stored (docs/faults.md).
+    private func faultResponse(_ hit: FaultTable.Hit, apnsID: String, uniqueID: String?) -> ProviderResponse {
+        switch hit.effect {
+        case .answer(let reason, let timestamp):
+            metrics.recordRejected(reason)
+            metrics.recordFault()
+            var response = ProviderResponse.failure(reason, apnsID: apnsID, timestamp: timestamp ?? services.clock.nowMilliseconds())
+            response.uniqueID = uniqueID
+            return response
+        }
+    }
 
     private func decide(
         head: ProviderRequestHead,

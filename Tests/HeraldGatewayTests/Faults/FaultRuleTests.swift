@@ -1,0 +1,92 @@
+import HeraldCore
+import HeraldGateway
+import HeraldTestTiers
+import Testing
+
+@Suite("Fault rules: reading and refusing them", .tier(.unit))
+struct FaultRuleTests {
+    private func rule(_ json: String) throws -> FaultRule { try FaultRule(json: Array(json.utf8)) }
+
+    private func refusal(_ json: String) -> String? {
+        do {
+            _ = try rule(json)
+            return nil
+        } catch let error as FaultRuleError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("the documented examples read as written")
+    func examples() throws {
+        let token = String(repeating: "ab", count: 32)
+        let outage = try rule(#"{"match": {"token": "\#(token.uppercased())"}, "status": 503, "reason": "ServiceUnavailable", "count": 1}"#)
+        #expect(outage.match.token == token)
+        #expect(outage.effect == .answer(.serviceUnavailable, timestamp: nil))
+        #expect(outage.count == 1)
+        #expect(outage.probability == 1)
+        let gone = try rule(#"{"id": "gone", "match": {"topic": "com.example.app"}, "status": 410, "timestamp": 1700000000000, "seed": 7}"#)
+        #expect(gone.id == "gone")
+        #expect(gone.match.topic == "com.example.app")
+        #expect(gone.effect == .answer(.unregistered, timestamp: 1_700_000_000_000))
+        #expect(gone.seed == 7)
+        let windowed = try rule(#"{"reason": "TooManyRequests", "probability": 0.25, "from": "2026-11-25T12:00:00Z", "until": 1795611600000}"#)
+        #expect(windowed.effect == .answer(.tooManyRequests, timestamp: nil))
+        #expect(windowed.probability == 0.25)
+        #expect(windowed.fromMilliseconds == 1_795_608_000_000)
+        #expect(windowed.untilMilliseconds == 1_795_611_600_000)
+    }
+
+    @Test("a status alone stands for its one obvious reason; several reasons must be named")
+    func statusAlone() throws {
+        #expect(try rule(#"{"status": 500}"#).effect == .answer(.internalServerError, timestamp: nil))
+        #expect(try rule(#"{"status": 429}"#).effect == .answer(.tooManyRequests, timestamp: nil))
+        #expect(refusal(#"{"status": 403}"#)?.hasPrefix("'status' 403 has several reasons; name one in 'reason' (BadCertificate") == true)
+        #expect(refusal(#"{"status": 418}"#) == "'status' 418 is not in Apple's table (400, 403, 404, 405, 410, 413, 429, 500, 503)")
+    }
+
+    @Test("a reason that is not Apple's, or not Apple's with that status, is refused")
+    func reasons() {
+        #expect(refusal(#"{"status": 503, "reason": "Unregistered"}"#) == "'reason' Unregistered is Apple's answer with status 410, not 503")
+        #expect(refusal(#"{"reason": "Teapot"}"#) == "'reason' Teapot is not in Apple's table (docs/provider-api.md)")
+        #expect(refusal(#"{"status": 503, "reason": "ServiceUnavailable", "timestamp": 5}"#) == "'timestamp' goes with a 410 answer only")
+        #expect(refusal(#"{"match": {}}"#) == "a rule needs an effect: 'status' and 'reason' (a row of Apple's table)")
+    }
+
+    @Test("unknown fields, effects of later versions and malformed values are refused with the field's name")
+    func malformed() {
+        #expect(refusal(#"{"status": 500, "colour": "red"}"#)?.hasPrefix("unknown field 'colour'; a rule has count, from, id,") == true)
+        #expect(refusal(#"{"delayMs": 400}"#)?.hasPrefix("'delayMs' is not an effect this version of Herald has") == true)
+        #expect(refusal(#"{"status": 500, "match": {"device": "x"}}"#)?.hasPrefix("unknown field 'match.device'") == true)
+        #expect(refusal(#"{"status": 500, "match": {"token": "xyz"}}"#) == "'match.token' must be a device token in hexadecimal")
+        #expect(
+            refusal(#"{"status": 500, "match": {"header": {"x-custom": "1"}}}"#)?.hasPrefix("'match.header' names 'x-custom'; it can name") == true
+        )
+        #expect(refusal(#"{"status": 500, "count": 0}"#) == "'count' must be 1 or more")
+        #expect(refusal(#"{"status": 500, "count": true}"#) == "'count' must be an integer")
+        #expect(refusal(#"{"status": 500, "count": 1.5}"#) == "'count' must be an integer")
+        #expect(refusal(#"{"status": 500, "probability": 0}"#) == "'probability' must be more than 0 and at most 1")
+        #expect(refusal(#"{"status": 500, "from": 10, "until": 10}"#) == "'until' must be after 'from'")
+        #expect(
+            refusal(#"{"status": 500, "from": "yesterday"}"#)?.hasPrefix("'from' must be milliseconds since the epoch or an ISO 8601 date") == true
+        )
+        #expect(refusal(#"{"status": 500, "id": "has space"}"#) == "'id' must be 1 to 64 letters, digits, '.', '_' or '-'")
+        #expect(refusal(#"[1]"#) == "a rule must be a JSON object")
+        #expect(refusal(#"{"status": "#) == "a rule must be a JSON object: the text is not JSON")
+    }
+
+    @Test("a file holds an array of rules or {\"rules\": [...]}; an error names the rule's place")
+    func lists() throws {
+        let array = try FaultRule.list(json: Array(#"[{"status": 500}, {"status": 503, "count": 2}]"#.utf8))
+        #expect(array.map(\.effect) == [.answer(.internalServerError, timestamp: nil), .answer(.serviceUnavailable, timestamp: nil)])
+        let wrapped = try FaultRule.list(json: Array(#"{"rules": [{"status": 429}]}"#.utf8))
+        #expect(wrapped.count == 1)
+        #expect(throws: FaultRuleError("rule 2: 'count' must be 1 or more")) {
+            try FaultRule.list(json: Array(#"[{"status": 500}, {"status": 500, "count": -1}]"#.utf8))
+        }
+        #expect(throws: FaultRuleError("the rules must be a JSON array of rules, or an object with \"rules\"")) {
+            try FaultRule.list(json: Array(#"{"status": 500}"#.utf8))
+        }
+    }
+}
