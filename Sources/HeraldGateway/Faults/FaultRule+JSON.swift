@@ -14,12 +14,14 @@ public struct FaultRuleError: Error, Hashable, Sendable, CustomStringConvertible
 
 extension FaultRule {
     /// The fields a rule may have (docs/faults.md); any other is refused, so that a typo is not a silent no-op.
-    static let fields: Set<String> = ["id", "match", "status", "reason", "timestamp", "count", "probability", "seed", "from", "until"]
+    static let fields: Set<String> = [
+        "id", "match", "status", "reason", "timestamp", "delayMs", "delay", "count", "probability", "seed", "from", "until",
+    ]
     /// The fields of `match`.
     static let matchFields: Set<String> = ["token", "topic", "pushType", "apnsID", "header"]
     /// Effects that rules of this version cannot have yet: named so that the error says so instead of "unknown".
     static let laterEffects: Set<String> = [
-        "delayMs", "delay", "goaway", "reset", "close", "stall", "stallMs", "deviceOffline", "forMs", "ackDelayMs", "extensionTimeout",
+        "goaway", "reset", "close", "stall", "stallMs", "deviceOffline", "forMs", "ackDelayMs", "extensionTimeout",
     ]
     /// The reason a status alone stands for, where Apple's table has one obvious row.
     static let defaultReasons: [Int: APNSReason] = [
@@ -70,7 +72,9 @@ extension FaultRule {
         guard let object = jsonObject as? [String: Any] else { throw FaultRuleError("a rule must be a JSON object") }
         for key in object.keys.sorted() where !Self.fields.contains(key) {
             if Self.laterEffects.contains(key) {
-                throw FaultRuleError("'\(key)' is not an effect this version of Herald has; it answers with status and reason (docs/faults.md)")
+                throw FaultRuleError(
+                    "'\(key)' is not an effect this version of Herald has; it answers with status and reason, after delayMs (docs/faults.md)"
+                )
             }
             throw FaultRuleError("unknown field '\(key)'; a rule has \(Self.fields.sorted().joined(separator: ", "))")
         }
@@ -136,14 +140,22 @@ extension FaultRule {
         )
     }
 
+    /// The longest wait a rule may ask for: a provider's own timeout is shorter; a test should not hang longer.
+    static let maximumDelayMilliseconds: Int64 = 600_000
+
     private static func effect(_ object: [String: Any]) throws(FaultRuleError) -> FaultEffect {
+        let delay = try delay(object)
         let status = try integer(object, "status")
         let reasonName = try string(object, "reason")
         let timestamp = try integer(object, "timestamp")
         let reason: APNSReason
         switch (status, reasonName) {
         case (nil, nil):
-            throw FaultRuleError("a rule needs an effect: 'status' and 'reason' (a row of Apple's table)")
+            guard delay != nil else {
+                throw FaultRuleError("a rule needs an effect: 'status' and 'reason' (a row of Apple's table), or 'delayMs'")
+            }
+            if timestamp != nil { throw FaultRuleError("'timestamp' goes with a 410 answer only") }
+            return FaultEffect(delayMilliseconds: delay)
         case (let status?, nil):
             guard let known = defaultReasons[Int(status)] else {
                 throw FaultRuleError(statusMessage(Int(status)))
@@ -161,7 +173,25 @@ extension FaultRule {
         if timestamp != nil, reason.status != 410 {
             throw FaultRuleError("'timestamp' goes with a 410 answer only")
         }
-        return .answer(reason, timestamp: timestamp)
+        return FaultEffect(answer: FaultAnswer(reason: reason, timestamp: timestamp), delayMilliseconds: delay)
+    }
+
+    /// `delayMs` (one value) or `delay` (`{"minMs": …, "maxMs": …}`), at most ``maximumDelayMilliseconds``.
+    private static func delay(_ object: [String: Any]) throws(FaultRuleError) -> ClosedRange<Int64>? {
+        let limit = "at most \(maximumDelayMilliseconds) (\(maximumDelayMilliseconds / 60_000) minutes)"
+        if let fixed = try integer(object, "delayMs") {
+            guard object["delay"] == nil else { throw FaultRuleError("give 'delayMs' or 'delay', not both") }
+            guard (0...maximumDelayMilliseconds).contains(fixed) else { throw FaultRuleError("'delayMs' must be 0 to \(limit)") }
+            return fixed...fixed
+        }
+        guard let value = object["delay"] else { return nil }
+        guard let range = value as? [String: Any], Set(range.keys) == ["minMs", "maxMs"],
+            let minimum = try? integer(range, "minMs"), let maximum = try? integer(range, "maxMs")
+        else { throw FaultRuleError("'delay' must be {\"minMs\": …, \"maxMs\": …} with two integers") }
+        guard minimum >= 0, minimum <= maximum, maximum <= maximumDelayMilliseconds else {
+            throw FaultRuleError("'delay' must have 0 ≤ minMs ≤ maxMs, \(limit)")
+        }
+        return minimum...maximum
     }
 
     private static func statusMessage(_ status: Int) -> String {

@@ -104,9 +104,43 @@ public struct FaultMatch: Sendable, Hashable {
     }
 }
 
-/// What a ``FaultRule`` does to a request it fails.
-public enum FaultEffect: Sendable, Hashable {
+/// What a ``FaultRule`` does to a request it matches: answer a row of Apple's table instead, wait before
+/// answering, or both.
+public struct FaultEffect: Sendable, Hashable {
+    /// The answer instead of the real one; `nil`: the real answer (after ``delayMilliseconds``).
+    public var answer: FaultAnswer?
+    /// How long to wait before the request is handled and answered, in milliseconds: one value, or a range from
+    /// which each request's wait is drawn (with the rule's seed).
+    public var delayMilliseconds: ClosedRange<Int64>?
+
+    /// An effect; at least one of the two should be given.
+    public init(answer: FaultAnswer? = nil, delayMilliseconds: ClosedRange<Int64>? = nil) {
+        self.answer = answer
+        self.delayMilliseconds = delayMilliseconds
+    }
+
     /// Answer this row of Apple's table (`status` is the reason's); `timestamp` (milliseconds since the epoch) goes
     /// with a `410`, the time of the request when `nil`.
-    case answer(APNSReason, timestamp: Int64?)
+    public static func answer(_ reason: APNSReason, timestamp: Int64?) -> FaultEffect {
+        FaultEffect(answer: FaultAnswer(reason: reason, timestamp: timestamp))
+    }
+
+    /// Handle the request normally, after waiting this long.
+    public static func delay(milliseconds: ClosedRange<Int64>) -> FaultEffect {
+        FaultEffect(delayMilliseconds: milliseconds)
+    }
+}
+
+/// A row of Apple's table that a ``FaultRule`` answers with.
+public struct FaultAnswer: Sendable, Hashable {
+    /// The reason; the status is its status.
+    public var reason: APNSReason
+    /// With a `410`: the body's `timestamp`, milliseconds since the epoch; `nil`: the time of the request.
+    public var timestamp: Int64?
+
+    /// An answer.
+    public init(reason: APNSReason, timestamp: Int64? = nil) {
+        self.reason = reason
+        self.timestamp = timestamp
+    }
 }

@@ -21,8 +21,10 @@ public final class FaultTable: Sendable {
     public struct Hit: Sendable, Hashable {
         /// The rule's id.
         public var ruleID: String
-        /// What to do.
-        public var effect: FaultEffect
+        /// The answer instead of the real one, if any.
+        public var answer: FaultAnswer?
+        /// How long to wait before handling the request, drawn from the rule's range; `nil`: no wait.
+        public var delayMilliseconds: Int64?
     }
 
     private struct State {
@@ -95,7 +97,7 @@ public final class FaultTable: Sendable {
         state.withLockedValue { $0.entries }
     }
 
-    /// The rule that fails this request, if any: counts it against the rule's `count` and draws its probability.
+    /// The rule that applies to this request, if any: counts it against the rule's `count` and draws its probability.
     ///
     /// A rule outside its `from`/`until` window or already spent is passed over; a rule whose draw says "not this
     /// time" lets the request through (the next rules are not tried), so that a seed gives the same sequence.
@@ -110,14 +112,14 @@ public final class FaultTable: Sendable {
                 if let until = rule.untilMilliseconds, nowMilliseconds >= until { continue }
                 guard rule.match.matches(head) else { continue }
                 let id = rule.id ?? ""
-                if rule.probability < 1 {
-                    guard var generator = state.generators[id] else { return nil }
-                    let draw = generator.nextUnitInterval()
-                    state.generators[id] = generator
-                    guard draw < rule.probability else { return nil }
-                }
+                var generator = state.generators[id] ?? SplitMix64(seed: rule.seed)
+                defer { state.generators[id] = generator }
+                if rule.probability < 1, generator.nextUnitInterval() >= rule.probability { return nil }
                 state.entries[index].failed += 1
-                return Hit(ruleID: id, effect: rule.effect)
+                let delay = rule.effect.delayMilliseconds.map { range in
+                    range.lowerBound + Int64(generator.next() % UInt64(range.upperBound - range.lowerBound + 1))
+                }
+                return Hit(ruleID: id, answer: rule.effect.answer, delayMilliseconds: delay)
             }
             return nil
         }

@@ -55,6 +55,10 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
     private func finishRequest(context: ChannelHandlerContext) {
         let decision = processor.process(head: head, body: body, bodyTooLarge: oversized, connection: &connection)
         _ = connection.takeStreamLimitRaise()
+        carryOut(decision, context: context)
+    }
+
+    private func carryOut(_ decision: ProviderDecision, context: ChannelHandlerContext) {
         switch decision {
         case .respond(let response):
             write(response, context: context)
@@ -73,6 +77,17 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
                     }
                     context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
                 }
+            }
+        case .delayed(let delay, let later):
+            // One request at a time on HTTP/1.1: nothing more is read until it is answered.
+            inFlight = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = loopBound.value
+                handler.inFlight = false
+                context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+                handler.carryOut(later, context: context)
             }
         }
     }

@@ -32,7 +32,7 @@ public struct GatewayMetrics: Sendable {
     let connectionLimitRefusals: Counter
     /// Requests answered `431` for a header list above SETTINGS_MAX_HEADER_LIST_SIZE (`header_list_too_large`).
     let headerListTooLarge: Counter
-    /// Requests a fault rule answered instead of the real answer (docs/faults.md).
+    /// Requests a fault rule applied to: answered instead of the real answer, or delayed (docs/faults.md).
     private let faults: Counter
 
     static let protocolErrorsName = "herald_provider_protocol_errors_total"
@@ -87,12 +87,12 @@ public struct GatewayMetrics: Sendable {
             descriptor: MetricNameDescriptor(
                 metricName: "herald_faults_total",
                 unitName: "",
-                helpText: "Provider requests a fault rule answered instead of the real answer (also counted as rejected, by reason)."
+                helpText: "Provider requests a fault rule applied to: answered with its error (also counted as rejected) or delayed."
             )
         )
     }
 
-    /// Counts a request a fault rule answered.
+    /// Counts a request a fault rule applied to.
     func recordFault() {
         faults.increment()
     }

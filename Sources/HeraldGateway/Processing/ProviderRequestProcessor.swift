@@ -2,6 +2,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldStore
+import NIOCore
 import Prometheus
 
 /// What to do with one request: answer now, or commit and then answer.
@@ -9,6 +10,8 @@ enum ProviderDecision: Sendable {
     case respond(ProviderResponse)
     /// Commit, then answer; `startedAt` is when the request was complete (for the accept latency).
     case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant)
+    /// Wait, then carry out the decision (a fault rule's `delayMs`, docs/faults.md).
+    indirect case delayed(TimeAmount, ProviderDecision)
 }
 
 /// Decides every provider request in the documented order (docs/provider-api.md) and commits accepted ones.
@@ -70,8 +73,45 @@ final class ProviderRequestProcessor: Sendable {
         // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
         if !services.faults.isEmpty, let hit = services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds()) {
-            return .respond(faultResponse(hit, apnsID: apnsID, uniqueID: uniqueID))
+            metrics.recordFault()
+            let decision: ProviderDecision
+            if let answer = hit.answer {
+                decision = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
+            } else {
+                decision = self.decision(
+                    head: head,
+                    body: body,
+                    bodyTooLarge: bodyTooLarge,
+                    connection: &connection,
+                    apnsID: apnsID,
+                    uniqueID: uniqueID,
+                    startedAt: startedAt
+                )
+            }
+            guard let delay = hit.delayMilliseconds, delay > 0 else { return decision }
+            return .delayed(.milliseconds(delay), decision)
         }
+        return decision(
+            head: head,
+            body: body,
+            bodyTooLarge: bodyTooLarge,
+            connection: &connection,
+            apnsID: apnsID,
+            uniqueID: uniqueID,
+            startedAt: startedAt
+        )
+    }
+
+    /// The decision for a request no fault rule answers.
+    private func decision(
+        head: ProviderRequestHead,
+        body: [UInt8],
+        bodyTooLarge: Bool,
+        connection: inout ProviderConnectionState,
+        apnsID: String,
+        uniqueID: String?,
+        startedAt: ContinuousClock.Instant
+    ) -> ProviderDecision {
         switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
         case .failure(let rejection):
             metrics.recordRejected(rejection.reason)
@@ -109,15 +149,11 @@ final class ProviderRequestProcessor: Sendable {
     typealias Rejection = ProviderRequestRules.Rejection
 
     /// The answer a fault rule gives instead of the real one: the notification is not stored (docs/faults.md).
-    private func faultResponse(_ hit: FaultTable.Hit, apnsID: String, uniqueID: String?) -> ProviderResponse {
-        switch hit.effect {
-        case .answer(let reason, let timestamp):
-            metrics.recordRejected(reason)
-            metrics.recordFault()
-            var response = ProviderResponse.failure(reason, apnsID: apnsID, timestamp: timestamp ?? services.clock.nowMilliseconds())
-            response.uniqueID = uniqueID
-            return response
-        }
+    private func faultResponse(_ answer: FaultAnswer, apnsID: String, uniqueID: String?) -> ProviderResponse {
+        metrics.recordRejected(answer.reason)
+        var response = ProviderResponse.failure(answer.reason, apnsID: apnsID, timestamp: answer.timestamp ?? services.clock.nowMilliseconds())
+        response.uniqueID = uniqueID
+        return response
     }
 
     private func decide(

@@ -52,4 +52,46 @@ struct FaultAnswerTests {
         await client.close()
         await fixture.stop()
     }
+
+    @Test("delayMs holds only the matching request: another on the same connection is answered first; both are stored")
+    func delayedAnswer() async throws {
+        let fixture = try await GatewayFixture.start()
+        let slow = try await fixture.registerToken()
+        let fast = try await fixture.registerToken()
+        try fixture.faults.add(FaultRule(json: Array(#"{"match": {"token": "\#(slow.hex)"}, "delayMs": 400}"#.utf8)))
+        let client = try await fixture.cleartextClient()
+        // One provider token for the connection: a new one within 20 minutes would be TooManyProviderTokenUpdates.
+        let headers = fixture.alertHeaders()
+        let started = ContinuousClock.now
+        async let delayed = client.send(path: "/3/device/\(slow.hex)", headers: headers, body: GatewayFixture.alertBody)
+        try await Task.sleep(for: .milliseconds(50))
+        let quick = try await client.send(path: "/3/device/\(fast.hex)", headers: headers, body: GatewayFixture.alertBody)
+        let quickAt = ContinuousClock.now
+        let late = try await delayed
+        let lateAt = ContinuousClock.now
+        #expect(quick.status == 200, "\(String(describing: quick.reason))")
+        #expect(late.status == 200)
+        #expect(quickAt < lateAt)
+        #expect(started.duration(to: lateAt) >= .milliseconds(400))
+        #expect(try await fixture.store.listNotifications(token: slow, limit: 10).count == 1)
+        #expect(try await fixture.store.listNotifications(token: fast, limit: 10).count == 1)
+        await client.close()
+        await fixture.stop()
+    }
+
+    @Test("a delayed error over HTTP/1.1: the answer after the wait, then the connection serves the next request")
+    func delayedErrorOverHTTP1() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        try fixture.faults.add(FaultRule(json: Array(#"{"status": 500, "delayMs": 200, "count": 1}"#.utf8)))
+        let started = ContinuousClock.now
+        let headers = fixture.alertHeaders()
+        let bytes =
+            HTTP1TestExchange.request(path: "/3/device/\(token.hex)", headers: headers, body: GatewayFixture.alertBody, close: false)
+            + HTTP1TestExchange.request(path: "/3/device/\(token.hex)", headers: headers, body: GatewayFixture.alertBody, close: true)
+        let answers = try await HTTP1TestExchange.exchange(bytes, port: try await fixture.port(tls: false), group: fixture.clientGroup)
+        #expect(started.duration(to: .now) >= .milliseconds(200))
+        #expect(answers.map(\.status) == [500, 200])
+        await fixture.stop()
+    }
 }

@@ -51,13 +51,15 @@ struct FaultRuleTests {
         #expect(refusal(#"{"status": 503, "reason": "Unregistered"}"#) == "'reason' Unregistered is Apple's answer with status 410, not 503")
         #expect(refusal(#"{"reason": "Teapot"}"#) == "'reason' Teapot is not in Apple's table (docs/provider-api.md)")
         #expect(refusal(#"{"status": 503, "reason": "ServiceUnavailable", "timestamp": 5}"#) == "'timestamp' goes with a 410 answer only")
-        #expect(refusal(#"{"match": {}}"#) == "a rule needs an effect: 'status' and 'reason' (a row of Apple's table)")
+        #expect(refusal(#"{"match": {}}"#) == "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), or 'delayMs'")
     }
 
     @Test("unknown fields, effects of later versions and malformed values are refused with the field's name")
     func malformed() {
-        #expect(refusal(#"{"status": 500, "colour": "red"}"#)?.hasPrefix("unknown field 'colour'; a rule has count, from, id,") == true)
-        #expect(refusal(#"{"delayMs": 400}"#)?.hasPrefix("'delayMs' is not an effect this version of Herald has") == true)
+        #expect(
+            refusal(#"{"status": 500, "colour": "red"}"#)?.hasPrefix("unknown field 'colour'; a rule has count, delay, delayMs, from, id,") == true
+        )
+        #expect(refusal(#"{"goaway": "Shutdown"}"#)?.hasPrefix("'goaway' is not an effect this version of Herald has") == true)
         #expect(refusal(#"{"status": 500, "match": {"device": "x"}}"#)?.hasPrefix("unknown field 'match.device'") == true)
         #expect(refusal(#"{"status": 500, "match": {"token": "xyz"}}"#) == "'match.token' must be a device token in hexadecimal")
         #expect(
@@ -74,6 +76,20 @@ struct FaultRuleTests {
         #expect(refusal(#"{"status": 500, "id": "has space"}"#) == "'id' must be 1 to 64 letters, digits, '.', '_' or '-'")
         #expect(refusal(#"[1]"#) == "a rule must be a JSON object")
         #expect(refusal(#"{"status": "#) == "a rule must be a JSON object: the text is not JSON")
+    }
+
+    @Test("delayMs alone, a delay range, or a delayed error; bounds and mixtures are checked")
+    func delays() throws {
+        #expect(try rule(#"{"match": {"topic": "com.example.app"}, "delayMs": 400}"#).effect == .delay(milliseconds: 400...400))
+        #expect(try rule(#"{"delay": {"minMs": 100, "maxMs": 250}}"#).effect == .delay(milliseconds: 100...250))
+        let slowError = try rule(#"{"status": 500, "delayMs": 50}"#).effect
+        #expect(slowError == FaultEffect(answer: FaultAnswer(reason: .internalServerError), delayMilliseconds: 50...50))
+        #expect(refusal(#"{"delayMs": -1}"#) == "'delayMs' must be 0 to at most 600000 (10 minutes)")
+        #expect(refusal(#"{"delayMs": 600001}"#) == "'delayMs' must be 0 to at most 600000 (10 minutes)")
+        #expect(refusal(#"{"delayMs": 5, "delay": {"minMs": 1, "maxMs": 2}}"#) == "give 'delayMs' or 'delay', not both")
+        #expect(refusal(#"{"delay": {"minMs": 9, "maxMs": 2}}"#) == "'delay' must have 0 ≤ minMs ≤ maxMs, at most 600000 (10 minutes)")
+        #expect(refusal(#"{"delay": {"minMs": 1}}"#) == "'delay' must be {\"minMs\": …, \"maxMs\": …} with two integers")
+        #expect(refusal(#"{"delayMs": 5, "timestamp": 1}"#) == "'timestamp' goes with a 410 answer only")
     }
 
     @Test("a file holds an array of rules or {\"rules\": [...]}; an error names the rule's place")

@@ -79,6 +79,24 @@ struct FaultTableTests {
         #expect(table.hit(for: head(), nowMilliseconds: 2_000) == nil)
     }
 
+    @Test("a delay range draws each request's wait from the rule's seed; a fixed delay is that value")
+    func delayDraws() throws {
+        func waits(seed: UInt64) throws -> [Int64?] {
+            let table = FaultTable()
+            try table.add(FaultRule(effect: .delay(milliseconds: 10...20), seed: seed))
+            return (0..<50).map { _ in table.hit(for: head(), nowMilliseconds: 0)?.delayMilliseconds }
+        }
+        let first = try waits(seed: 9)
+        #expect(first.allSatisfy { $0.map { (10...20).contains($0) } == true })
+        #expect(Set(first.compactMap { $0 }).count > 3)
+        #expect(try waits(seed: 9) == first)
+        let fixed = FaultTable()
+        try fixed.add(FaultRule(effect: .delay(milliseconds: 400...400)))
+        let hit = fixed.hit(for: head(), nowMilliseconds: 0)
+        #expect(hit?.delayMilliseconds == 400)
+        #expect(hit?.answer == nil)
+    }
+
     @Test("a probability with a seed fails the same requests on every run; another seed, others")
     func seeded() throws {
         func sequence(seed: UInt64) throws -> [Bool] {
