@@ -15,13 +15,14 @@ public struct FaultRuleError: Error, Hashable, Sendable, CustomStringConvertible
 extension FaultRule {
     /// The fields a rule may have (docs/faults.md); any other is refused, so that a typo is not a silent no-op.
     static let fields: Set<String> = [
-        "id", "match", "status", "reason", "timestamp", "delayMs", "delay", "count", "probability", "seed", "from", "until",
+        "id", "match", "status", "reason", "timestamp", "delayMs", "delay", "goaway", "reset", "close", "stallMs", "count",
+        "probability", "seed", "from", "until",
     ]
     /// The fields of `match`.
     static let matchFields: Set<String> = ["token", "topic", "pushType", "apnsID", "header"]
     /// Effects that rules of this version cannot have yet: named so that the error says so instead of "unknown".
     static let laterEffects: Set<String> = [
-        "goaway", "reset", "close", "stall", "stallMs", "deviceOffline", "forMs", "ackDelayMs", "extensionTimeout",
+        "stall", "deviceOffline", "forMs", "ackDelayMs", "extensionTimeout",
     ]
     /// The reason a status alone stands for, where Apple's table has one obvious row.
     static let defaultReasons: [Int: APNSReason] = [
@@ -73,7 +74,7 @@ extension FaultRule {
         for key in object.keys.sorted() where !Self.fields.contains(key) {
             if Self.laterEffects.contains(key) {
                 throw FaultRuleError(
-                    "'\(key)' is not an effect this version of Herald has; it answers with status and reason, after delayMs (docs/faults.md)"
+                    "'\(key)' is not an effect this version of Herald has; it has status and reason, delayMs, goaway, reset, close and stallMs (docs/faults.md)"
                 )
             }
             throw FaultRuleError("unknown field '\(key)'; a rule has \(Self.fields.sorted().joined(separator: ", "))")
@@ -144,6 +145,41 @@ extension FaultRule {
     static let maximumDelayMilliseconds: Int64 = 600_000
 
     private static func effect(_ object: [String: Any]) throws(FaultRuleError) -> FaultEffect {
+        var effect = try answerAndDelay(object)
+        effect.connection = try connection(object)
+        switch effect.connection {
+        case .reset?, .close?:
+            if effect.answer != nil { throw FaultRuleError("'reset' and 'close' give no answer: leave out 'status' and 'reason'") }
+        default:
+            break
+        }
+        return effect
+    }
+
+    /// `goaway`, `reset`, `close` or `stallMs`: at most one.
+    private static func connection(_ object: [String: Any]) throws(FaultRuleError) -> FaultConnectionEffect? {
+        var effects: [FaultConnectionEffect] = []
+        if let reason = try string(object, "goaway") {
+            guard reason.utf8.count <= 64, reason.utf8.allSatisfy(isNameByte) else {
+                throw FaultRuleError("'goaway' must be a reason: 1 to 64 letters, digits, '.', '_' or '-'")
+            }
+            effects.append(.goAway(reason: reason))
+        }
+        for (key, effect) in [("reset", FaultConnectionEffect.reset), ("close", .close)] where object[key] != nil {
+            guard let flag = object[key] as? NSNumber, isBoolean(flag), flag.boolValue else { throw FaultRuleError("'\(key)' must be true") }
+            effects.append(effect)
+        }
+        if let stall = try integer(object, "stallMs") {
+            guard (1...maximumDelayMilliseconds).contains(stall) else {
+                throw FaultRuleError("'stallMs' must be 1 to \(maximumDelayMilliseconds) (\(maximumDelayMilliseconds / 60_000) minutes)")
+            }
+            effects.append(.stall(milliseconds: stall))
+        }
+        guard effects.count <= 1 else { throw FaultRuleError("give one of 'goaway', 'reset', 'close' and 'stallMs'") }
+        return effects.first
+    }
+
+    private static func answerAndDelay(_ object: [String: Any]) throws(FaultRuleError) -> FaultEffect {
         let delay = try delay(object)
         let status = try integer(object, "status")
         let reasonName = try string(object, "reason")
@@ -151,8 +187,11 @@ extension FaultRule {
         let reason: APNSReason
         switch (status, reasonName) {
         case (nil, nil):
-            guard delay != nil else {
-                throw FaultRuleError("a rule needs an effect: 'status' and 'reason' (a row of Apple's table), or 'delayMs'")
+            let connectionKeys = ["goaway", "reset", "close", "stallMs"]
+            guard delay != nil || connectionKeys.contains(where: { object[$0] != nil }) else {
+                throw FaultRuleError(
+                    "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), 'delayMs', 'goaway', 'reset', 'close' or 'stallMs'"
+                )
             }
             if timestamp != nil { throw FaultRuleError("'timestamp' goes with a 410 answer only") }
             return FaultEffect(delayMilliseconds: delay)

@@ -105,7 +105,7 @@ public struct FaultMatch: Sendable, Hashable {
 }
 
 /// What a ``FaultRule`` does to a request it matches: answer a row of Apple's table instead, wait before
-/// answering, or both.
+/// answering, and what it does to the connection — any of these together.
 public struct FaultEffect: Sendable, Hashable {
     /// The answer instead of the real one; `nil`: the real answer (after ``delayMilliseconds``).
     public var answer: FaultAnswer?
@@ -113,10 +113,15 @@ public struct FaultEffect: Sendable, Hashable {
     /// which each request's wait is drawn (with the rule's seed).
     public var delayMilliseconds: ClosedRange<Int64>?
 
-    /// An effect; at least one of the two should be given.
-    public init(answer: FaultAnswer? = nil, delayMilliseconds: ClosedRange<Int64>? = nil) {
+    /// What happens to the connection: GOAWAY after the answer, a reset stream or a closed connection instead of
+    /// one, or a pause in reading.
+    public var connection: FaultConnectionEffect?
+
+    /// An effect; at least one part should be given.
+    public init(answer: FaultAnswer? = nil, delayMilliseconds: ClosedRange<Int64>? = nil, connection: FaultConnectionEffect? = nil) {
         self.answer = answer
         self.delayMilliseconds = delayMilliseconds
+        self.connection = connection
     }
 
     /// Answer this row of Apple's table (`status` is the reason's); `timestamp` (milliseconds since the epoch) goes
@@ -143,4 +148,18 @@ public struct FaultAnswer: Sendable, Hashable {
         self.reason = reason
         self.timestamp = timestamp
     }
+}
+
+/// What a ``FaultRule`` does to the provider's connection.
+public enum FaultConnectionEffect: Sendable, Hashable {
+    /// After the answer, GOAWAY with `{"reason": …}` (e.g. `Shutdown`, `IdleTimeout`): the connection finishes its
+    /// streams and closes, as APNs does when a server goes away.
+    case goAway(reason: String)
+    /// RST_STREAM (`INTERNAL_ERROR`) instead of an answer; the notification is not stored. Over HTTP/1.1, the
+    /// connection is closed.
+    case reset
+    /// The TCP connection is closed instead of an answer; the notification is not stored.
+    case close
+    /// After the answer, nothing more is read from the connection for this long.
+    case stall(milliseconds: Int64)
 }

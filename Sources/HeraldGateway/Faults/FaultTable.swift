@@ -25,6 +25,8 @@ public final class FaultTable: Sendable {
         public var answer: FaultAnswer?
         /// How long to wait before handling the request, drawn from the rule's range; `nil`: no wait.
         public var delayMilliseconds: Int64?
+        /// What happens to the connection.
+        public var connection: FaultConnectionEffect?
     }
 
     private struct State {
@@ -119,7 +121,7 @@ public final class FaultTable: Sendable {
                 let delay = rule.effect.delayMilliseconds.map { range in
                     range.lowerBound + Int64(generator.next() % UInt64(range.upperBound - range.lowerBound + 1))
                 }
-                return Hit(ruleID: id, answer: rule.effect.answer, delayMilliseconds: delay)
+                return Hit(ruleID: id, answer: rule.effect.answer, delayMilliseconds: delay, connection: rule.effect.connection)
             }
             return nil
         }

@@ -37,6 +37,22 @@ extension ProviderHTTP2Connection {
                     loopBound.value.committed(result, response: response, streamID: streamID)
                 }
             }
+        case .reset:
+            do {
+                try reset(streamID: streamID, errorCode: .internalError)
+                scheduleFlush(context: context)
+            } catch {
+                fail(error, context: context)
+            }
+            closeIfDrained(context: context)
+        case .close:
+            failed = true
+            flushIfNeeded(context: context, force: true)
+            context.close(promise: nil)
+        case .then(let decision, let fault):
+            carryOut(decision, streamID: streamID, stream: stream, context: context)
+            guard !failed else { return }
+            carryOut(fault, context: context)
         case .delayed(let delay, let later):
             // Held like a commit: open, counted against the limit, keeping the connection from closing.
             stream.commitPending = true
@@ -46,6 +62,15 @@ extension ProviderHTTP2Connection {
             context.eventLoop.scheduleTask(in: delay) {
                 loopBound.value.resume(later, streamID: streamID)
             }
+        }
+    }
+
+    private func carryOut(_ fault: ConnectionFault, context: ChannelHandlerContext) {
+        switch fault {
+        case .goAway(let reason):
+            goAway(reason: reason, context: context)
+        case .stall(let amount):
+            stall(for: amount, context: context)
         }
     }
 

@@ -12,6 +12,20 @@ enum ProviderDecision: Sendable {
     case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant)
     /// Wait, then carry out the decision (a fault rule's `delayMs`, docs/faults.md).
     indirect case delayed(TimeAmount, ProviderDecision)
+    /// A fault rule's `reset`: RST_STREAM instead of an answer (HTTP/1.1: close the connection).
+    case reset
+    /// A fault rule's `close`: close the connection instead of answering.
+    case close
+    /// Carry out the decision, then a fault rule's GOAWAY or stall.
+    indirect case then(ProviderDecision, ConnectionFault)
+}
+
+/// What a fault rule does to the connection after the answer.
+enum ConnectionFault: Sendable {
+    /// GOAWAY with this reason, then close once the streams are done.
+    case goAway(APNSReason)
+    /// Read nothing more for this long.
+    case stall(TimeAmount)
 }
 
 /// Decides every provider request in the documented order (docs/provider-api.md) and commits accepted ones.
@@ -74,10 +88,12 @@ final class ProviderRequestProcessor: Sendable {
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
         if !services.faults.isEmpty, let hit = services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds()) {
             metrics.recordFault()
-            let decision: ProviderDecision
-            if let answer = hit.answer {
-                decision = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
-            } else {
+            var decision: ProviderDecision
+            switch (hit.connection, hit.answer) {
+            case (.reset?, _): decision = .reset
+            case (.close?, _): decision = .close
+            case (_, let answer?): decision = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
+            case (_, nil):
                 decision = self.decision(
                     head: head,
                     body: body,
@@ -87,6 +103,11 @@ final class ProviderRequestProcessor: Sendable {
                     uniqueID: uniqueID,
                     startedAt: startedAt
                 )
+            }
+            switch hit.connection {
+            case .goAway(let reason)?: decision = .then(decision, .goAway(APNSReason(rawValue: reason)))
+            case .stall(let milliseconds)?: decision = .then(decision, .stall(.milliseconds(milliseconds)))
+            default: break
             }
             guard let delay = hit.delayMilliseconds, delay > 0 else { return decision }
             return .delayed(.milliseconds(delay), decision)

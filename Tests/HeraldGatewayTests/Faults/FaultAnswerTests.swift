@@ -94,4 +94,74 @@ struct FaultAnswerTests {
         #expect(answers.map(\.status) == [500, 200])
         await fixture.stop()
     }
+
+    @Test("goaway after the answer: 200, then GOAWAY {\"reason\":\"Shutdown\"}, then the connection closes")
+    func goAwayAfterAnswer() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        try fixture.faults.add(FaultRule(json: Array(#"{"goaway": "Shutdown", "count": 1}"#.utf8)))
+        let client = try await fixture.cleartextClient()
+        let answer = try await client.send(path: "/3/device/\(token.hex)", headers: fixture.alertHeaders(), body: GatewayFixture.alertBody)
+        #expect(answer.status == 200)
+        #expect(try await client.firstGoAway.get(within: .seconds(5)) == #"{"reason":"Shutdown"}"#)
+        try await client.closed.get(within: .seconds(5))
+        #expect(try await fixture.store.listNotifications(token: token, limit: 10).count == 1)
+        await fixture.stop()
+    }
+
+    @Test("reset: RST_STREAM instead of an answer, nothing stored; the connection serves the next request")
+    func resetStream() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        try fixture.faults.add(FaultRule(json: Array(#"{"reset": true, "count": 1}"#.utf8)))
+        let client = try await fixture.cleartextClient()
+        let headers = fixture.alertHeaders()
+        await #expect(throws: (any Error).self) {
+            try await client.send(path: "/3/device/\(token.hex)", headers: headers, body: GatewayFixture.alertBody, deadline: .seconds(5))
+        }
+        #expect(try await fixture.store.listNotifications(token: token, limit: 10).isEmpty)
+        let next = try await client.send(path: "/3/device/\(token.hex)", headers: headers, body: GatewayFixture.alertBody)
+        #expect(next.status == 200)
+        await client.close()
+        await fixture.stop()
+    }
+
+    @Test("close: the connection is closed instead of an answer, nothing stored")
+    func closeConnection() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        try fixture.faults.add(FaultRule(json: Array(#"{"close": true}"#.utf8)))
+        let client = try await fixture.cleartextClient()
+        await #expect(throws: (any Error).self) {
+            try await client.send(
+                path: "/3/device/\(token.hex)",
+                headers: fixture.alertHeaders(),
+                body: GatewayFixture.alertBody,
+                deadline: .seconds(5)
+            )
+        }
+        try await client.closed.get(within: .seconds(5))
+        #expect(client.receivedGoAways.isEmpty)
+        #expect(try await fixture.store.listNotifications(token: token, limit: 10).isEmpty)
+        await fixture.stop()
+    }
+
+    @Test("stallMs: the matching request is answered, then nothing is read for that long")
+    func stall() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        let other = try await fixture.registerToken()
+        try fixture.faults.add(FaultRule(json: Array(#"{"match": {"token": "\#(token.hex)"}, "stallMs": 400, "count": 1}"#.utf8)))
+        let client = try await fixture.cleartextClient()
+        let headers = fixture.alertHeaders()
+        // Measured from before the first request: the stall begins after it arrives, so this bound holds on a slow machine.
+        let started = ContinuousClock.now
+        let first = try await client.send(path: "/3/device/\(token.hex)", headers: headers, body: GatewayFixture.alertBody)
+        #expect(first.status == 200)
+        let second = try await client.send(path: "/3/device/\(other.hex)", headers: headers, body: GatewayFixture.alertBody)
+        #expect(second.status == 200)
+        #expect(started.duration(to: .now) >= .milliseconds(400))
+        await client.close()
+        await fixture.stop()
+    }
 }

@@ -51,15 +51,20 @@ struct FaultRuleTests {
         #expect(refusal(#"{"status": 503, "reason": "Unregistered"}"#) == "'reason' Unregistered is Apple's answer with status 410, not 503")
         #expect(refusal(#"{"reason": "Teapot"}"#) == "'reason' Teapot is not in Apple's table (docs/provider-api.md)")
         #expect(refusal(#"{"status": 503, "reason": "ServiceUnavailable", "timestamp": 5}"#) == "'timestamp' goes with a 410 answer only")
-        #expect(refusal(#"{"match": {}}"#) == "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), or 'delayMs'")
+        #expect(
+            refusal(#"{"match": {}}"#)
+                == "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), 'delayMs', 'goaway', 'reset', 'close' or 'stallMs'"
+        )
     }
 
     @Test("unknown fields, effects of later versions and malformed values are refused with the field's name")
     func malformed() {
         #expect(
-            refusal(#"{"status": 500, "colour": "red"}"#)?.hasPrefix("unknown field 'colour'; a rule has count, delay, delayMs, from, id,") == true
+            refusal(#"{"status": 500, "colour": "red"}"#)?.hasPrefix(
+                "unknown field 'colour'; a rule has close, count, delay, delayMs, from, goaway, id,"
+            ) == true
         )
-        #expect(refusal(#"{"goaway": "Shutdown"}"#)?.hasPrefix("'goaway' is not an effect this version of Herald has") == true)
+        #expect(refusal(#"{"deviceOffline": true}"#)?.hasPrefix("'deviceOffline' is not an effect this version of Herald has") == true)
         #expect(refusal(#"{"status": 500, "match": {"device": "x"}}"#)?.hasPrefix("unknown field 'match.device'") == true)
         #expect(refusal(#"{"status": 500, "match": {"token": "xyz"}}"#) == "'match.token' must be a device token in hexadecimal")
         #expect(
@@ -90,6 +95,21 @@ struct FaultRuleTests {
         #expect(refusal(#"{"delay": {"minMs": 9, "maxMs": 2}}"#) == "'delay' must have 0 ≤ minMs ≤ maxMs, at most 600000 (10 minutes)")
         #expect(refusal(#"{"delay": {"minMs": 1}}"#) == "'delay' must be {\"minMs\": …, \"maxMs\": …} with two integers")
         #expect(refusal(#"{"delayMs": 5, "timestamp": 1}"#) == "'timestamp' goes with a 410 answer only")
+    }
+
+    @Test("connection effects: goaway after an answer, reset or close instead of one, stallMs; one at a time")
+    func connectionEffects() throws {
+        #expect(try rule(#"{"goaway": "Shutdown"}"#).effect == FaultEffect(connection: .goAway(reason: "Shutdown")))
+        let outage = try rule(#"{"status": 503, "goaway": "Shutdown"}"#).effect
+        #expect(outage == FaultEffect(answer: FaultAnswer(reason: .serviceUnavailable), connection: .goAway(reason: "Shutdown")))
+        #expect(try rule(#"{"reset": true, "delayMs": 100}"#).effect == FaultEffect(delayMilliseconds: 100...100, connection: .reset))
+        #expect(try rule(#"{"close": true}"#).effect == FaultEffect(connection: .close))
+        #expect(try rule(#"{"stallMs": 250}"#).effect == FaultEffect(connection: .stall(milliseconds: 250)))
+        #expect(refusal(#"{"reset": true, "status": 500}"#) == "'reset' and 'close' give no answer: leave out 'status' and 'reason'")
+        #expect(refusal(#"{"reset": true, "close": true}"#) == "give one of 'goaway', 'reset', 'close' and 'stallMs'")
+        #expect(refusal(#"{"reset": false}"#) == "'reset' must be true")
+        #expect(refusal(#"{"stallMs": 0}"#) == "'stallMs' must be 1 to 600000 (10 minutes)")
+        #expect(refusal(#"{"goaway": "not a reason"}"#) == "'goaway' must be a reason: 1 to 64 letters, digits, '.', '_' or '-'")
     }
 
     @Test("a file holds an array of rules or {\"rules\": [...]}; an error names the rule's place")

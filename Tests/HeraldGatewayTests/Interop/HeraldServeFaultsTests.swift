@@ -32,6 +32,28 @@ struct HeraldServeFaultsTests {
         }
     }
 
+    @Test("curl through a delayed answer followed by GOAWAY Shutdown: 200 after the wait; the next connection is served")
+    func curlDelayAndGoAway() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let rules = workspace.data.deletingLastPathComponent().appendingPathComponent("faults-\(UUID().uuidString).json")
+            try Data(#"[{"delayMs": 300, "goaway": "Shutdown", "count": 1}]"#.utf8).write(to: rules)
+            defer { try? FileManager.default.removeItem(at: rules) }
+            let server = try await HeraldServeProcess.start(in: workspace, options: ["--faults", rules.path])
+            let jwt = try await workspace.providerToken()
+            let token = String(repeating: "5b", count: 32)
+            let started = ContinuousClock.now
+            let first = try await server.post(token: token, jwt: jwt, body: Self.alert)
+            #expect(started.duration(to: .now) >= .milliseconds(300))
+            #expect(first.version == "HTTP/2" && first.reason == "BadDeviceToken", "the real answer, after the wait: \(first)")
+            let second = try await server.post(token: token, jwt: jwt, body: Self.alert)
+            #expect(second.reason == "BadDeviceToken", "\(second)")
+            let metrics = try await server.metrics()
+            #expect(metrics.contains("herald_faults_total 1"), "\(metrics)")
+            server.process.signal(SIGTERM)
+            _ = try await server.process.wait(deadline: .seconds(30))
+        }
+    }
+
     @Test("a file with a bad rule: one line naming the file, the rule and the field; exit status 1")
     func badFile() async throws {
         try await HeraldCLIErrorTests.withDirectory { directory in
