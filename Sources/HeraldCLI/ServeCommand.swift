@@ -181,7 +181,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let rules: [FaultRule]
         do {
-            rules = try FaultRule.list(json: Array(data))
+            rules = try FaultRule.list(json: Array(data), nowMilliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
         } catch {
             throw CLIFailure("--faults \(path): \(error.message)")
         }

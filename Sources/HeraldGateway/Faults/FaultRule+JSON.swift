@@ -41,8 +41,28 @@ extension FaultRule {
         try self.init(jsonObject: object)
     }
 
-    /// Reads a list of rules from a file's JSON text: an array of rules, or `{"rules": [...]}`.
-    public static func list(json: some Collection<UInt8>) throws(FaultRuleError) -> [FaultRule] {
+    /// Reads one rule, or a scenario (`{"scenario": "apns-outage", "seconds": 30}`) as the rule it stands for from
+    /// `nowMilliseconds` on.
+    public static func parse(json: some Collection<UInt8>, nowMilliseconds: Int64) throws(FaultRuleError) -> FaultRule {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(json), options: [])
+        } catch {
+            throw FaultRuleError("a rule must be a JSON object: the text is not JSON")
+        }
+        return try entry(object, nowMilliseconds: nowMilliseconds)
+    }
+
+    /// A rule or a scenario's rule.
+    static func entry(_ jsonObject: Any, nowMilliseconds: Int64) throws(FaultRuleError) -> FaultRule {
+        guard let object = jsonObject as? [String: Any] else { throw FaultRuleError("a rule must be a JSON object") }
+        guard let scenario = try FaultScenario.parse(object) else { return try FaultRule(jsonObject: object) }
+        return scenario.rule(id: try id(object), nowMilliseconds: nowMilliseconds)
+    }
+
+    /// Reads a list of rules and scenarios from a file's JSON text: an array, or `{"rules": [...]}`; scenarios start
+    /// at `nowMilliseconds`.
+    public static func list(json: some Collection<UInt8>, nowMilliseconds: Int64) throws(FaultRuleError) -> [FaultRule] {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(json), options: [])
@@ -60,7 +80,7 @@ extension FaultRule {
         var rules: [FaultRule] = []
         for (index, item) in items.enumerated() {
             do {
-                rules.append(try FaultRule(jsonObject: item))
+                rules.append(try entry(item, nowMilliseconds: nowMilliseconds))
             } catch {
                 throw FaultRuleError("rule \(index + 1): \(error.message)")
             }
@@ -79,12 +99,7 @@ extension FaultRule {
             }
             throw FaultRuleError("unknown field '\(key)'; a rule has \(Self.fields.sorted().joined(separator: ", "))")
         }
-        let id = try Self.string(object, "id")
-        if let id {
-            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(Self.isNameByte) else {
-                throw FaultRuleError("'id' must be 1 to 64 letters, digits, '.', '_' or '-'")
-            }
-        }
+        let id = try Self.id(object)
         let match = try Self.match(object["match"])
         let effect = try Self.effect(object)
         let count = try Self.integer(object, "count")
@@ -106,6 +121,16 @@ extension FaultRule {
             fromMilliseconds: from,
             untilMilliseconds: until
         )
+    }
+
+    private static func id(_ object: [String: Any]) throws(FaultRuleError) -> String? {
+        let id = try string(object, "id")
+        if let id {
+            guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(isNameByte) else {
+                throw FaultRuleError("'id' must be 1 to 64 letters, digits, '.', '_' or '-'")
+            }
+        }
+        return id
     }
 
     private static func match(_ value: Any?) throws(FaultRuleError) -> FaultMatch {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAuth
 import HeraldCore
 
 /// A failure on demand (docs/faults.md): which provider requests it matches, what the gateway answers them
@@ -58,14 +59,30 @@ public struct FaultMatch: Sendable, Hashable {
     public var apnsID: String?
     /// Header fields the provider API reads (`apns-*`, `authorization`, `:path`, `:method`), by lowercase name.
     public var headers: [String: String]
+    /// Only requests whose provider token (JWT) was issued before this second (its `iat`, seconds since the epoch):
+    /// the `token-expired` scenario. Requests without a readable token do not match.
+    public var providerTokenIssuedBefore: Int64?
+    /// Only a device token's requests beyond this many in one second (counted per token, per rule, from the
+    /// start of each second): the `throttled-device` scenario.
+    public var perSecondAbove: Int?
 
     /// A match; with no condition it applies to every request.
-    public init(token: String? = nil, topic: String? = nil, pushType: String? = nil, apnsID: String? = nil, headers: [String: String] = [:]) {
+    public init(
+        token: String? = nil,
+        topic: String? = nil,
+        pushType: String? = nil,
+        apnsID: String? = nil,
+        headers: [String: String] = [:],
+        providerTokenIssuedBefore: Int64? = nil,
+        perSecondAbove: Int? = nil
+    ) {
         self.token = token?.lowercased()
         self.topic = topic
         self.pushType = pushType
         self.apnsID = apnsID?.lowercased()
         self.headers = headers
+        self.providerTokenIssuedBefore = providerTokenIssuedBefore
+        self.perSecondAbove = perSecondAbove
     }
 
     /// The header names a match may name: those the provider API reads (others are not kept per request).
@@ -84,6 +101,11 @@ public struct FaultMatch: Sendable, Hashable {
         if let apnsID, head.apnsID?.lowercased() != apnsID { return false }
         for (name, value) in headers where Self.value(of: name, in: head) != value {
             return false
+        }
+        if let providerTokenIssuedBefore {
+            guard case .success(let text) = BearerAuthorization.token(in: head.authorization),
+                let token = try? ProviderToken(parsing: text), token.issuedAt < providerTokenIssuedBefore
+            else { return false }
         }
         return true
     }

@@ -34,7 +34,12 @@ public final class FaultTable: Sendable {
         /// Each rule's random sequence, by id (``SplitMix64`` from the rule's seed).
         var generators: [String: SplitMix64] = [:]
         var nextNumber = 1
+        /// For rules with ``FaultMatch/perSecondAbove``: the second being counted, and each token's requests in it.
+        var rates: [String: (second: Int64, counts: [String: Int])] = [:]
     }
+
+    /// The device tokens a rate condition counts in one second, at most (memory stays bounded under any load).
+    public static let maximumCountedTokens = 100_000
 
     private let state = NIOLockedValueBox(State())
     private let hasRules = Atomic<Bool>(false)
@@ -77,6 +82,7 @@ public final class FaultTable: Sendable {
             guard let index = state.entries.firstIndex(where: { $0.rule.id == id }) else { return false }
             state.entries.remove(at: index)
             state.generators[id] = nil
+            state.rates[id] = nil
             hasRules.store(!state.entries.isEmpty, ordering: .releasing)
             return true
         }
@@ -87,6 +93,7 @@ public final class FaultTable: Sendable {
         state.withLockedValue { state in
             state.entries = []
             state.generators = [:]
+            state.rates = [:]
             hasRules.store(false, ordering: .releasing)
         }
     }
@@ -114,6 +121,20 @@ public final class FaultTable: Sendable {
                 if let until = rule.untilMilliseconds, nowMilliseconds >= until { continue }
                 guard rule.match.matches(head) else { continue }
                 let id = rule.id ?? ""
+                if let limit = rule.match.perSecondAbove {
+                    // Counted whether or not the request is failed: the rate is the device's, not the failures'.
+                    guard case .device(let token) = head.pathTarget else { continue }
+                    let second = nowMilliseconds / 1000
+                    var window = state.rates[id] ?? (second: second, counts: [:])
+                    if window.second != second { window = (second: second, counts: [:]) }
+                    let key = token.lowercased()
+                    // Bounded: past this many tokens in one second, new ones are not counted (and so not failed).
+                    guard window.counts[key] != nil || window.counts.count < Self.maximumCountedTokens else { continue }
+                    let seen = (window.counts[key] ?? 0) + 1
+                    window.counts[key] = seen
+                    state.rates[id] = window
+                    guard seen > limit else { continue }
+                }
                 var generator = state.generators[id] ?? SplitMix64(seed: rule.seed)
                 defer { state.generators[id] = generator }
                 if rule.probability < 1, generator.nextUnitInterval() >= rule.probability { return nil }

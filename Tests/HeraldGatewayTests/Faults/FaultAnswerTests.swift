@@ -164,4 +164,48 @@ struct FaultAnswerTests {
         await client.close()
         await fixture.stop()
     }
+
+    @Test("token-expired scenario: 403 ExpiredProviderToken for the old provider token until the provider signs a new one")
+    func tokenExpiredScenario() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        let oldJWT = fixture.jwt(issuedAt: fixture.clock.nowSeconds() - 600)
+        fixture.clock.advance(seconds: 1)
+        try fixture.faults.add(FaultRule.parse(json: Array(#"{"scenario": "token-expired"}"#.utf8), nowMilliseconds: fixture.clock.nowMilliseconds()))
+        let client = try await fixture.cleartextClient()
+        let refused = try await client.send(
+            path: "/3/device/\(token.hex)",
+            headers: fixture.alertHeaders(jwt: oldJWT),
+            body: GatewayFixture.alertBody
+        )
+        #expect(refused.status == 403)
+        #expect(refused.reason == "ExpiredProviderToken")
+        let signedAgain = try await client.send(path: "/3/device/\(token.hex)", headers: fixture.alertHeaders(), body: GatewayFixture.alertBody)
+        #expect(signedAgain.status == 200)
+        await client.close()
+        await fixture.stop()
+    }
+
+    @Test("throttled-device scenario: a token's pushes beyond 2 in a second get 429 TooManyRequests; the next second, 200 again")
+    func throttledDeviceScenario() async throws {
+        let fixture = try await GatewayFixture.start()
+        let token = try await fixture.registerToken()
+        try fixture.faults.add(
+            FaultRule.parse(
+                json: Array(#"{"scenario": "throttled-device", "token": "\#(token.hex)", "perSecond": 2}"#.utf8),
+                nowMilliseconds: fixture.clock.nowMilliseconds()
+            )
+        )
+        let client = try await fixture.cleartextClient()
+        let headers = fixture.alertHeaders()
+        var statuses: [Int] = []
+        for _ in 0..<4 {
+            statuses.append(try await client.send(path: "/3/device/\(token.hex)", headers: headers, body: GatewayFixture.alertBody).status)
+        }
+        #expect(statuses == [200, 200, 429, 429])
+        fixture.clock.advance(seconds: 1)
+        #expect(try await client.send(path: "/3/device/\(token.hex)", headers: headers, body: GatewayFixture.alertBody).status == 200)
+        await client.close()
+        await fixture.stop()
+    }
 }

@@ -114,15 +114,60 @@ struct FaultRuleTests {
 
     @Test("a file holds an array of rules or {\"rules\": [...]}; an error names the rule's place")
     func lists() throws {
-        let array = try FaultRule.list(json: Array(#"[{"status": 500}, {"status": 503, "count": 2}]"#.utf8))
+        let array = try FaultRule.list(json: Array(#"[{"status": 500}, {"status": 503, "count": 2}]"#.utf8), nowMilliseconds: 0)
         #expect(array.map(\.effect) == [.answer(.internalServerError, timestamp: nil), .answer(.serviceUnavailable, timestamp: nil)])
-        let wrapped = try FaultRule.list(json: Array(#"{"rules": [{"status": 429}]}"#.utf8))
+        let wrapped = try FaultRule.list(json: Array(#"{"rules": [{"status": 429}]}"#.utf8), nowMilliseconds: 0)
         #expect(wrapped.count == 1)
         #expect(throws: FaultRuleError("rule 2: 'count' must be 1 or more")) {
-            try FaultRule.list(json: Array(#"[{"status": 500}, {"status": 500, "count": -1}]"#.utf8))
+            try FaultRule.list(json: Array(#"[{"status": 500}, {"status": 500, "count": -1}]"#.utf8), nowMilliseconds: 0)
         }
         #expect(throws: FaultRuleError("the rules must be a JSON array of rules, or an object with \"rules\"")) {
-            try FaultRule.list(json: Array(#"{"status": 500}"#.utf8))
+            try FaultRule.list(json: Array(#"{"status": 500}"#.utf8), nowMilliseconds: 0)
         }
+    }
+
+    @Test("scenarios become the rules they stand for, from the time they are added")
+    func scenarios() throws {
+        let now: Int64 = 1_795_608_000_123
+        func scenario(_ json: String) throws -> FaultRule { try FaultRule.parse(json: Array(json.utf8), nowMilliseconds: now) }
+        let outage = try scenario(#"{"scenario": "apns-outage", "seconds": 30, "id": "outage"}"#)
+        #expect(outage.id == "outage")
+        #expect(outage.effect == FaultEffect(answer: FaultAnswer(reason: .serviceUnavailable), connection: .goAway(reason: "Shutdown")))
+        #expect(outage.fromMilliseconds == now && outage.untilMilliseconds == now + 30_000)
+        let expired = try scenario(#"{"scenario": "token-expired"}"#)
+        #expect(expired.match.providerTokenIssuedBefore == now / 1000)
+        #expect(expired.effect == .answer(.expiredProviderToken, timestamp: nil))
+        let token = String(repeating: "c3", count: 32)
+        let uninstalled = try scenario(#"{"scenario": "app-uninstalled", "token": "\#(token)", "at": 1795600000000}"#)
+        #expect(uninstalled.match.token == token)
+        #expect(uninstalled.effect == .answer(.unregistered, timestamp: 1_795_600_000_000))
+        #expect(uninstalled.fromMilliseconds == 1_795_600_000_000)
+        #expect(try scenario(#"{"scenario": "app-uninstalled", "token": "\#(token)"}"#).effect == .answer(.unregistered, timestamp: now))
+        let throttled = try scenario(#"{"scenario": "throttled-device", "token": "\#(token)", "perSecond": 5}"#)
+        #expect(throttled.match.perSecondAbove == 5)
+        #expect(throttled.effect == .answer(.tooManyRequests, timestamp: nil))
+        // A plain rule reads the same through parse.
+        #expect(try scenario(#"{"status": 500}"#).effect == .answer(.internalServerError, timestamp: nil))
+        // A file may mix rules and scenarios.
+        let listed = try FaultRule.list(json: Array(#"[{"scenario": "token-expired"}, {"status": 500}]"#.utf8), nowMilliseconds: now)
+        #expect(listed.map(\.effect) == [.answer(.expiredProviderToken, timestamp: nil), .answer(.internalServerError, timestamp: nil)])
+    }
+
+    @Test("a scenario with a missing or foreign field is refused, naming what it takes")
+    func badScenarios() {
+        func refusal(_ json: String) -> String? {
+            do {
+                _ = try FaultRule.parse(json: Array(json.utf8), nowMilliseconds: 0)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(refusal(#"{"scenario": "apns-outage"}"#) == "apns-outage needs 'seconds', 1 to 86400")
+        #expect(refusal(#"{"scenario": "apns-outage", "seconds": 5, "status": 500}"#) == "apns-outage takes seconds, not 'status'")
+        #expect(refusal(#"{"scenario": "token-expired", "seconds": 5}"#) == "token-expired takes no field but 'id', not 'seconds'")
+        #expect(refusal(#"{"scenario": "app-uninstalled"}"#) == "app-uninstalled needs 'token', a device token in hexadecimal")
+        #expect(refusal(#"{"scenario": "throttled-device", "token": "aa"}"#) == "throttled-device needs 'perSecond', 1 or more")
+        #expect(refusal(#"{"scenario": "meteor"}"#) == "'scenario' meteor is none of apns-outage, token-expired, app-uninstalled, throttled-device")
     }
 }

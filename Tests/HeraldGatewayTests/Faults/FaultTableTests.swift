@@ -1,3 +1,4 @@
+import HeraldAuth
 import HeraldCore
 import HeraldGateway
 import HeraldTestTiers
@@ -109,5 +110,30 @@ struct FaultTableTests {
         #expect(try sequence(seed: 43) != first)
         let failed = first.filter { $0 }.count
         #expect((30...90).contains(failed), "0.3 of 200 requests, give or take: \(failed)")
+    }
+
+    @Test("perSecondAbove fails a token's requests beyond the limit in each second, counted per token")
+    func perSecond() throws {
+        let table = FaultTable()
+        try table.add(FaultRule(match: FaultMatch(perSecondAbove: 2), effect: .answer(.tooManyRequests, timestamp: nil)))
+        let other = String(repeating: "0b", count: 32)
+        let first = (0..<4).map { _ in table.hit(for: head(), nowMilliseconds: 5_000) != nil }
+        #expect(first == [false, false, true, true])
+        #expect(table.hit(for: head(token: other), nowMilliseconds: 5_999) == nil)
+        #expect(table.hit(for: head(), nowMilliseconds: 6_000) == nil)
+    }
+
+    @Test("providerTokenIssuedBefore fails requests signed with an older provider token, not a newer one")
+    func providerTokenAge() throws {
+        let key = try PrivateSigningKey.generate(teamID: "TEAM123456", keyID: "KEY1234567")
+        let table = FaultTable()
+        try table.add(FaultRule(match: FaultMatch(providerTokenIssuedBefore: 1_000), effect: .answer(.expiredProviderToken, timestamp: nil)))
+        var old = head()
+        old.add(name: "authorization", value: "bearer \(key.makeToken(issuedAt: 999))")
+        var new = head()
+        new.add(name: "authorization", value: "bearer \(key.makeToken(issuedAt: 1_000))")
+        #expect(table.hit(for: old, nowMilliseconds: 0)?.answer == FaultAnswer(reason: .expiredProviderToken))
+        #expect(table.hit(for: new, nowMilliseconds: 0) == nil)
+        #expect(table.hit(for: head(), nowMilliseconds: 0) == nil)
     }
 }
