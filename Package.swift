@@ -73,11 +73,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The web console's files (HTML, CSS, JavaScript modules in Assets/), built into the binary.
+        .target(
+            name: "HeraldConsole",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            resources: [.embedInCode("Assets")]
+        ),
         // Store-and-forward delivery, the device-link server and the inspection API.
         .target(
             name: "HeraldDelivery",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldDeviceLink",
+                "HeraldCore", "HeraldStore", "HeraldDeviceLink", "HeraldConsole",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -236,10 +242,11 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "HeraldConsoleTests", dependencies: ["HeraldConsole"]),
         .testTarget(
             name: "HeraldDeliveryTests",
             dependencies: [
-                "HeraldDelivery", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
+                "HeraldDelivery", "HeraldConsole", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

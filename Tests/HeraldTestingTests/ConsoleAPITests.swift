@@ -208,6 +208,17 @@ struct ConsoleAPITests {
             #expect((refused["apnsID"] as? String)?.lowercased() == chosen.lowercased())
             // A body that is not a push form is the console's own 400.
             #expect(try await ConsoleHTTP.post(server, "console/send", ["payload": 12]).status == 400)
+            // So is one without a payload, or with a null one (docs/inspection-api.json: `payload` is required).
+            let token = try device.token(for: Self.app)
+            // And one with a header value HTTP/2 cannot carry: it could never be sent (docs/inspection-api.json).
+            let unsendable: [[String: Any]] = [
+                ["token": token, "collapseID": "a\nb", "payload": "{}"], ["token": token, "topic": "com.example\r", "payload": "{}"],
+                ["deviceID": "d", "bundleID": "com.example\u{0}", "payload": "{}"],
+            ]
+            for form: [String: Any] in [["token": token], ["token": token, "payload": NSNull()]] + unsendable {
+                #expect(try await ConsoleHTTP.post(server, "console/send", form).status == 400)
+                #expect(try await ConsoleHTTP.post(server, "console/validate", form).status == 400)
+            }
             // The console's key lives in memory only: the store knows just the test's provider key.
             #expect(try await server.server.store.signingKeys().map(\.keyID) == [server.credentials.keyID])
         }

@@ -105,6 +105,10 @@ struct ConsoleBrowserTests {
                 "\(context)"
             )
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
+            // Nothing the console does is refused by its CSP; the probe shows the check can see a refusal.
+            #expect(summary["cspViolations"] as? [String] == [], "\(context)")
+            #expect((summary["cspProbe"] as? [String])?.first?.hasPrefix("style-src") == true, "\(context)")
+            #expect(summary["cspProbeLogged"] as? Bool == true, "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
             #expect(screenshots.count == 12, "\(context)")
             // The silent push showed nothing on the phone; the filter left the first push; the zone is named.
