@@ -19,7 +19,7 @@ extension FaultRule {
         "probability", "seed", "from", "until",
     ]
     /// The fields of `match`.
-    static let matchFields: Set<String> = ["token", "topic", "pushType", "apnsID", "header"]
+    static let matchFields: Set<String> = ["token", "topic", "pushType", "apnsID", "header", "providerTokenIssuedBefore", "perSecondAbove"]
     /// Effects that rules of this version cannot have yet: named so that the error says so instead of "unknown".
     static let laterEffects: Set<String> = [
         "stall", "deviceOffline", "forMs", "ackDelayMs", "extensionTimeout",
@@ -157,12 +157,17 @@ extension FaultRule {
                 headers[lowercased] = text
             }
         }
+        let issuedBefore = try integer(object, "providerTokenIssuedBefore", in: "match.")
+        let perSecondAbove = try integer(object, "perSecondAbove", in: "match.")
+        if let perSecondAbove, perSecondAbove < 1 { throw FaultRuleError("'match.perSecondAbove' must be 1 or more") }
         return FaultMatch(
             token: token,
             topic: try string(object, "topic", in: "match."),
             pushType: try string(object, "pushType", in: "match."),
             apnsID: try string(object, "apnsID", in: "match."),
-            headers: headers
+            headers: headers,
+            providerTokenIssuedBefore: issuedBefore,
+            perSecondAbove: perSecondAbove.map { Int($0) }
         )
     }
 
@@ -273,10 +278,10 @@ extension FaultRule {
         return text
     }
 
-    private static func integer(_ object: [String: Any], _ key: String) throws(FaultRuleError) -> Int64? {
+    private static func integer(_ object: [String: Any], _ key: String, in prefix: String = "") throws(FaultRuleError) -> Int64? {
         guard let value = object[key] else { return nil }
         guard let number = value as? NSNumber, !isBoolean(number), let integer = Int64(exactly: number.doubleValue) else {
-            throw FaultRuleError("'\(key)' must be an integer")
+            throw FaultRuleError("'\(prefix)\(key)' must be an integer")
         }
         return integer
     }

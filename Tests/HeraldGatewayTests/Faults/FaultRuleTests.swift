@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldGateway
 import HeraldTestTiers
@@ -169,5 +170,41 @@ struct FaultRuleTests {
         #expect(refusal(#"{"scenario": "app-uninstalled"}"#) == "app-uninstalled needs 'token', a device token in hexadecimal")
         #expect(refusal(#"{"scenario": "throttled-device", "token": "aa"}"#) == "throttled-device needs 'perSecond', 1 or more")
         #expect(refusal(#"{"scenario": "meteor"}"#) == "'scenario' meteor is none of apns-outage, token-expired, app-uninstalled, throttled-device")
+    }
+}
+
+@Suite("Fault rules: written back as JSON", .tier(.unit))
+struct FaultRuleEncodingTests {
+    @Test("a rule's JSON reads back as the same rule")
+    func roundTrip() throws {
+        let token = String(repeating: "ab", count: 32)
+        for text in [
+            #"{"id": "a", "match": {"token": "\#(token)", "topic": "t", "pushType": "alert", "header": {"apns-priority": "5"}}, "status": 503, "count": 2, "seed": 9}"#,
+            #"{"id": "b", "status": 410, "timestamp": 1700000000000, "from": 10, "until": 20, "probability": 0.5, "seed": 1}"#,
+            #"{"id": "c", "delay": {"minMs": 5, "maxMs": 9}, "goaway": "Shutdown", "seed": 2}"#,
+            #"{"id": "d", "delayMs": 7, "reset": true, "seed": 3}"#,
+            #"{"id": "e", "stallMs": 70, "seed": 4}"#,
+            #"{"id": "f", "match": {"providerTokenIssuedBefore": 1700000000, "perSecondAbove": 3}, "status": 429, "seed": 5}"#,
+        ] {
+            let rule = try FaultRule(json: Array(text.utf8))
+            let written = try JSONSerialization.data(withJSONObject: rule.jsonObject)
+            #expect(try FaultRule(json: Array(written)) == rule, "\(String(decoding: written, as: UTF8.self))")
+        }
+    }
+
+    @Test("an entry adds applied and remaining")
+    func entry() throws {
+        let table = FaultTable()
+        try table.add(FaultRule(json: Array(#"{"status": 500, "count": 3}"#.utf8)))
+        try table.add(FaultRule(json: Array(#"{"status": 503}"#.utf8)))
+        var head = ProviderRequestHead()
+        head.add(name: ":path", value: "/3/device/00")
+        _ = table.hit(for: head, nowMilliseconds: 0)
+        let objects = table.entries.map(\.jsonObject)
+        #expect(objects[0]["applied"] as? Int == 1)
+        #expect(objects[0]["remaining"] as? Int == 2)
+        #expect(objects[1]["applied"] as? Int == 0)
+        #expect(objects[1]["remaining"] is NSNull)
+        #expect(objects[0]["id"] as? String == "f1")
     }
 }
