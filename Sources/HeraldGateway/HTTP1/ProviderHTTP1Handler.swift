@@ -78,6 +78,19 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
                     context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
                 }
             }
+        case .perform(let work):
+            inFlight = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            work { response in
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.inFlight = false
+                    handler.write(response, context: context)
+                    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+                }
+            }
         case .reset, .close:
             // HTTP/1.1 has no stream to reset: the connection is closed without an answer.
             context.close(promise: nil)
@@ -108,8 +121,9 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
 
     private func write(_ response: ProviderResponse, context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        headers.add(name: "apns-id", value: response.apnsID)
+        if response.sendsAPNSID { headers.add(name: "apns-id", value: response.apnsID) }
         if let uniqueID = response.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID) }
+        for field in response.extraHeaders { headers.add(name: field.name.description, value: field.value) }
         let body = response.body ?? []
         if !body.isEmpty { headers.add(name: "content-type", value: "application/json") }
         headers.add(name: "content-length", value: String(body.count))

@@ -53,6 +53,16 @@ extension ProviderHTTP2Connection {
             carryOut(decision, streamID: streamID, stream: stream, context: context)
             guard !failed else { return }
             carryOut(fault, context: context)
+        case .perform(let work):
+            // Held like a commit until the work answers.
+            stream.commitPending = true
+            streams[streamID] = stream
+            inFlightCommits += 1
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            work { response in
+                eventLoop.execute { loopBound.value.performed(response, streamID: streamID) }
+            }
         case .delayed(let delay, let later):
             // Held like a commit: open, counted against the limit, keeping the connection from closing.
             stream.commitPending = true
@@ -72,6 +82,18 @@ extension ProviderHTTP2Connection {
         case .stall(let amount):
             stall(for: amount, context: context)
         }
+    }
+
+    /// Answers a stream whose work is done, unless it was reset meanwhile.
+    private func performed(_ response: ProviderResponse, streamID: UInt32) {
+        inFlightCommits -= 1
+        guard let context else { return }
+        if var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed {
+            stream.commitPending = false
+            write(response, streamID: streamID, stream: stream)
+            scheduleFlush(context: context)
+        }
+        closeIfDrained(context: context)
     }
 
     /// After a fault rule's delay: carries out the decision. A stream reset (or a connection closed) meanwhile gets
@@ -112,9 +134,14 @@ extension ProviderHTTP2Connection {
         let body = response.body
         outbound.writeHeadersFrame(streamID: streamID, endStream: body == nil) { block in
             HPACKResponseEncoder.writeStatus(response.status, into: &block)
-            HPACKResponseEncoder.writeLiteral(name: "apns-id", value: response.apnsID.utf8, into: &block)
+            if response.sendsAPNSID {
+                HPACKResponseEncoder.writeLiteral(name: "apns-id", value: response.apnsID.utf8, into: &block)
+            }
             if let uniqueID = response.uniqueID {
                 HPACKResponseEncoder.writeLiteral(name: "apns-unique-id", value: uniqueID.utf8, into: &block)
+            }
+            for field in response.extraHeaders {
+                HPACKResponseEncoder.writeLiteral(name: field.name, value: field.value.utf8, into: &block)
             }
             if body != nil {
                 HPACKResponseEncoder.writeLiteral(nameIndex: HPACKStaticTable.contentTypeNameIndex, value: "application/json".utf8, into: &block)

@@ -10,6 +10,8 @@ enum ProviderDecision: Sendable {
     case respond(ProviderResponse)
     /// Commit, then answer; `startedAt` is when the request was complete (for the accept latency).
     case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant)
+    /// Work off the event loop (a channel-management request's store access), then answer with what it reports.
+    case perform(@Sendable (_ answer: @escaping @Sendable (ProviderResponse) -> Void) -> Void)
     /// Wait, then carry out the decision (a fault rule's `delayMs`, docs/faults.md).
     indirect case delayed(TimeAmount, ProviderDecision)
     /// A fault rule's `reset`: RST_STREAM instead of an answer (HTTP/1.1: close the connection).
@@ -36,8 +38,8 @@ final class ProviderRequestProcessor: Sendable {
     /// 5120 bytes, spec §A.6) plus one, so that "too large" is known without keeping the rest.
     static let bodyLimit = ProviderRequestRules.bodyLimit
 
-    private let services: ProviderServices
-    private let environment: APNSEnvironment
+    let services: ProviderServices
+    let environment: APNSEnvironment
     private let policy: ValidationPolicy
     private let rules: ProviderRequestRules
     private let rateLimiter: TokenRateLimiter?
@@ -133,7 +135,14 @@ final class ProviderRequestProcessor: Sendable {
         uniqueID: String?,
         startedAt: ContinuousClock.Instant
     ) -> ProviderDecision {
-        switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
+        let target = head.pathTarget
+        switch target {
+        case .channels(let bundleID), .allChannels(let bundleID):
+            return channelDecision(head: head, target: target, bundleID: bundleID, body: body, bodyTooLarge: bodyTooLarge, connection: &connection)
+        default:
+            break
+        }
+        switch decide(head: head, target: target, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
         case .failure(let rejection):
             metrics.recordRejected(rejection.reason)
             var response = ProviderResponse.failure(rejection.reason, apnsID: apnsID, timestamp: rejection.timestamp)
@@ -179,6 +188,7 @@ final class ProviderRequestProcessor: Sendable {
 
     private func decide(
         head: ProviderRequestHead,
+        target: ProviderRequestHead.PathTarget,
         body: [UInt8],
         bodyTooLarge: Bool,
         connection: inout ProviderConnectionState,
@@ -189,10 +199,11 @@ final class ProviderRequestProcessor: Sendable {
         // 1. method, 2. path
         guard head.method == "POST" else { return .failure(Rejection(reason: .methodNotAllowed)) }
         let tokenText: String
-        switch head.pathTarget {
-        case .other: return .failure(Rejection(reason: .badPath))
+        switch target {
         case .missingToken: return .failure(Rejection(reason: .missingDeviceToken))
         case .device(let text): tokenText = text
+        // Broadcasts are not served yet (docs/broadcast.md); channel management never reaches here.
+        case .other, .broadcast, .channels, .allChannels: return .failure(Rejection(reason: .badPath))
         }
         // 3. duplicate headers
         guard !head.hasDuplicates else { return .failure(Rejection(reason: .duplicateHeaders)) }
@@ -228,7 +239,7 @@ final class ProviderRequestProcessor: Sendable {
     }
 
     /// Runs the connection's authentication rules, loading a key the verifier has not seen from the store.
-    private func authenticate(
+    func authenticate(
         head: ProviderRequestHead,
         connection: inout ProviderConnectionState,
         nowSeconds: Int64
