@@ -88,13 +88,16 @@ public final class FaultTable: Sendable {
         }
     }
 
-    /// Removes every rule.
-    public func removeAll() {
+    /// Removes every rule; returns how many there were.
+    @discardableResult
+    public func removeAll() -> Int {
         state.withLockedValue { state in
+            let count = state.entries.count
             state.entries = []
             state.generators = [:]
             state.rates = [:]
             hasRules.store(false, ordering: .releasing)
+            return count
         }
     }
 
