@@ -61,15 +61,21 @@ extension SQLiteStore {
     }
 
     /// Fails with ``StoreError/storeFull`` when the pages in use have reached the budget. Run by the group commit
-    /// inside its transaction, once per batch.
-    func checkBudget(_ db: Database, _ statement: DirectStatement) throws {
+    /// inside its transaction, once per batch: `PRAGMA page_count` (about a microsecond), and `PRAGMA freelist_count`
+    /// only when the file is at least as large as the budget.
+    func checkBudget(_ pageCount: DirectStatement, _ freePageCount: DirectStatement) throws {
         guard let budget else { return }
-        guard try statement.step() else { return }
-        let pageCount = statement.int64(at: 1) ?? 0
-        let free = statement.int64(at: 2) ?? 0
-        statement.reset()
-        if pageCount - free >= budget.acceptPages {
+        let pages = try Self.value(of: pageCount)
+        guard pages >= budget.acceptPages else { return }
+        if pages - (try Self.value(of: freePageCount)) >= budget.acceptPages {
             throw StoreError.storeFull.with(detail: "the store has reached its budget of \(budget.bytes) bytes")
         }
+    }
+
+    private static func value(of pragma: DirectStatement) throws -> Int64 {
+        guard try pragma.step() else { return 0 }
+        let value = pragma.int64(at: 0) ?? 0
+        pragma.reset()
+        return value
     }
 }

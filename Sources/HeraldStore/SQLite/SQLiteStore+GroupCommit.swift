@@ -63,7 +63,7 @@ extension SQLiteStore {
         do {
             try db.inTransaction(.immediate) {
                 let statements = try NotificationStatements(db)
-                try checkBudget(db, statements.size)
+                try checkBudget(statements.pageCount, statements.freePageCount)
                 for index in batch.indices {
                     results.append(try insert(batch[index].notification, statements, db))
                 }
@@ -174,8 +174,9 @@ private struct NotificationStatements {
     let selectPrevious: DirectStatement
     let delete: DirectStatement
     let setTrace: DirectStatement
-    /// The file's page size, page count and free pages: the budget's check.
-    let size: DirectStatement
+    /// The budget's check: the file's pages, and its free pages.
+    let pageCount: DirectStatement
+    let freePageCount: DirectStatement
 
     private static let columns = """
         apns_id, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
@@ -189,7 +190,8 @@ private struct NotificationStatements {
         selectPrevious = try DirectStatement(db, sql: "SELECT seq, state, trace, token, topic FROM notification WHERE apns_id = ?")
         delete = try DirectStatement(db, sql: "DELETE FROM notification WHERE apns_id = ?")
         setTrace = try DirectStatement(db, sql: "UPDATE notification SET trace = ? WHERE seq = ?")
-        size = try DirectStatement(db, sql: SQLiteStore.sizeSQL)
+        pageCount = try DirectStatement(db, sql: "PRAGMA page_count")
+        freePageCount = try DirectStatement(db, sql: "PRAGMA freelist_count")
     }
 }
 
