@@ -16,8 +16,7 @@ extension RetentionService {
         let highWater = Int64(Double(budget.acceptPages) * configuration.budgetHighWater)
         let lowWater = Int64(Double(budget.acceptPages) * configuration.budgetLowWater)
         guard size.pageCount - size.freePageCount > highWater else {
-            // Free pages are reused before the file grows: worth a vacuum only when there are many.
-            if size.freePageCount >= Int64(configuration.vacuumStepPages) { try await returnFreePages() }
+            try await returnFreePages()
             return 0
         }
         let deleted = try await pruneFinished(acceptedBefore: .max, rule: .budget) {
@@ -34,18 +33,27 @@ extension RetentionService {
         return deleted
     }
 
-    /// Returns the file's free pages to the file system, ``Configuration/vacuumStepPages`` per transaction, when
-    /// the file keeps them at its end (``SQLiteStore/returnsFreePages()``); updates the size series.
+    /// Returns the file's free pages to the file system, ``Configuration/vacuumStepPages`` per transaction, when they
+    /// are at least a quarter of the file and the file keeps them at its end (``SQLiteStore/returnsFreePages()``);
+    /// updates the size series.
+    ///
+    /// Why not always: fewer free pages are reused by new notifications before the file grows, which costs nothing,
+    /// while returning them moves the pages at the end of the file into the holes, writing them again. A large prune (a
+    /// shorter retention, a smaller budget, `herald notifications prune` while the server runs) is what leaves many.
     func returnFreePages() async throws {
-        if try await store.returnsFreePages() {
-            var free = try await store.size().freePageCount
+        var size = try await store.size()
+        if size.freePageCount >= Int64(configuration.vacuumStepPages), size.freePageCount * 4 >= size.pageCount,
+            try await store.returnsFreePages()
+        {
+            var free = size.freePageCount
             while free > 0, !Task.isShuttingDownGracefully {
                 let left = try await store.vacuumIncrementally(maximumPages: configuration.vacuumStepPages)
                 guard left < free else { break }
                 free = left
                 await Task.yield()
             }
+            size = try await store.size()
         }
-        metrics.recordSize(try await store.size())
+        metrics.recordSize(size)
     }
 }

@@ -20,7 +20,7 @@ public struct RetentionService: Service {
         /// The time between passes of the age rule.
         public var interval: Duration = .seconds(60)
         /// The time between looks at the store's size (the budget's rule).
-        public var budgetInterval: Duration = .seconds(5)
+        public var budgetInterval: Duration = .seconds(1)
         /// The share of the budget in use above which the budget's rule prunes, and the share it prunes down to.
         public var budgetHighWater = 0.9
         /// See ``budgetHighWater``.
