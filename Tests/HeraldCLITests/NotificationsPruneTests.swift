@@ -2,13 +2,14 @@ import Foundation
 import GRDB
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Logging
 import Testing
 
 @testable import HeraldCLI
 
 /// `herald notifications prune`, in process, on a data directory of its own.
-@Suite("herald notifications prune")
+@Suite("herald notifications prune", .tier(.unit))
 struct NotificationsPruneTests {
     @Test("deletes every finished notification now, keeps the stored ones, and reports by state")
     func prunesFinished() async throws {

@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldGateway
 
 /// A store without room (its disk budget used up, or the disk full): providers get `503 ServiceUnavailable`, not `500`.
-@Suite("Provider API when the store is full", .serialized)
+@Suite("Provider API when the store is full", .serialized, .tier(.inProcess))
 struct StoreFullTests {
     @Test("a commit refused for lack of room or queue space is ServiceUnavailable; any other failure InternalServerError")
     func reasons() {

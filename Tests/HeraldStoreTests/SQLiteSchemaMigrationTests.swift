@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Migrating a v1 file")
+@Suite("Migrating a v1 file", .tier(.unit))
 struct SQLiteSchemaMigrationTests {
     static let device = "legacy-phone"
     static let older = String(repeating: "0a", count: 32)

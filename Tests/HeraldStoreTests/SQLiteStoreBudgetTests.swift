@@ -1,13 +1,14 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
 /// The disk budget and a full disk: `storeFull`, nothing half-stored, an intact file, and room again once space is
 /// freed (docs/delivery.md, "Retention").
-@Suite("Store budget and full disk", .serialized)
+@Suite("Store budget and full disk", .serialized, .tier(.unit))
 struct SQLiteStoreBudgetTests {
     @Test("A new file returns free pages to the file system; the budget is in pages, with the journal's reserve")
     func newFileAndBudget() async throws {

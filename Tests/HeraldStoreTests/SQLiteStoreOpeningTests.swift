@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Opening the SQLite store")
+@Suite("Opening the SQLite store", .tier(.unit))
 struct SQLiteStoreOpeningTests {
     @Test("Creates the data directory and the file, in WAL mode with the configured pragmas")
     func pragmas() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldStore
+import NIOCore
 import Prometheus
 
 /// What to do with one request: answer now, or commit and then answer.
@@ -9,6 +10,22 @@ enum ProviderDecision: Sendable {
     case respond(ProviderResponse)
     /// Commit, then answer; `startedAt` is when the request was complete (for the accept latency).
     case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant)
+    /// Wait, then carry out the decision (a fault rule's `delayMs`, docs/faults.md).
+    indirect case delayed(TimeAmount, ProviderDecision)
+    /// A fault rule's `reset`: RST_STREAM instead of an answer (HTTP/1.1: close the connection).
+    case reset
+    /// A fault rule's `close`: close the connection instead of answering.
+    case close
+    /// Carry out the decision, then a fault rule's GOAWAY or stall.
+    indirect case then(ProviderDecision, ConnectionFault)
+}
+
+/// What a fault rule does to the connection after the answer.
+enum ConnectionFault: Sendable {
+    /// GOAWAY with this reason, then close once the streams are done.
+    case goAway(APNSReason)
+    /// Read nothing more for this long.
+    case stall(TimeAmount)
 }
 
 /// Decides every provider request in the documented order (docs/provider-api.md) and commits accepted ones.
@@ -69,6 +86,53 @@ final class ProviderRequestProcessor: Sendable {
         let apnsID = providedID?.text ?? generatedIDFormat.make().text
         // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
+        if !services.faults.isEmpty, let hit = services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds()) {
+            metrics.recordFault()
+            var decision: ProviderDecision
+            switch (hit.connection, hit.answer) {
+            case (.reset?, _): decision = .reset
+            case (.close?, _): decision = .close
+            case (_, let answer?): decision = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
+            case (_, nil):
+                decision = self.decision(
+                    head: head,
+                    body: body,
+                    bodyTooLarge: bodyTooLarge,
+                    connection: &connection,
+                    apnsID: apnsID,
+                    uniqueID: uniqueID,
+                    startedAt: startedAt
+                )
+            }
+            switch hit.connection {
+            case .goAway(let reason)?: decision = .then(decision, .goAway(APNSReason(rawValue: reason)))
+            case .stall(let milliseconds)?: decision = .then(decision, .stall(.milliseconds(milliseconds)))
+            default: break
+            }
+            guard let delay = hit.delayMilliseconds, delay > 0 else { return decision }
+            return .delayed(.milliseconds(delay), decision)
+        }
+        return decision(
+            head: head,
+            body: body,
+            bodyTooLarge: bodyTooLarge,
+            connection: &connection,
+            apnsID: apnsID,
+            uniqueID: uniqueID,
+            startedAt: startedAt
+        )
+    }
+
+    /// The decision for a request no fault rule answers.
+    private func decision(
+        head: ProviderRequestHead,
+        body: [UInt8],
+        bodyTooLarge: Bool,
+        connection: inout ProviderConnectionState,
+        apnsID: String,
+        uniqueID: String?,
+        startedAt: ContinuousClock.Instant
+    ) -> ProviderDecision {
         switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
         case .failure(let rejection):
             metrics.recordRejected(rejection.reason)
@@ -112,6 +176,14 @@ final class ProviderRequestProcessor: Sendable {
     }
 
     typealias Rejection = ProviderRequestRules.Rejection
+
+    /// The answer a fault rule gives instead of the real one: the notification is not stored (docs/faults.md).
+    private func faultResponse(_ answer: FaultAnswer, apnsID: String, uniqueID: String?) -> ProviderResponse {
+        metrics.recordRejected(answer.reason)
+        var response = ProviderResponse.failure(answer.reason, apnsID: apnsID, timestamp: answer.timestamp ?? services.clock.nowMilliseconds())
+        response.uniqueID = uniqueID
+        return response
+    }
 
     private func decide(
         head: ProviderRequestHead,
