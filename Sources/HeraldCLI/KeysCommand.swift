@@ -161,7 +161,10 @@ func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
     try data.requireWritableDatabase()
     var logger = Logger(label: "herald.store")
     logger.logLevel = .warning
-    return try SQLiteStore(configuration: .init(dataDirectory: data.url.path), logger: logger)
+    var configuration = SQLiteStore.Configuration(dataDirectory: data.url.path)
+    // The disk budget is the server's to keep (it prunes to stay under it); a CLI write is never refused by it.
+    configuration.maximumStoreBytes = nil
+    return try SQLiteStore(configuration: configuration, logger: logger)
 }
 
 /// Runs `body` with the data directory's store (``openStore(_:)``) and shuts the store down after it, whether it

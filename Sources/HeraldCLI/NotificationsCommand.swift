@@ -8,7 +8,7 @@ struct NotificationsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notifications",
         abstract: "Inspect accepted notifications.",
-        subcommands: [List.self]
+        subcommands: [List.self, Prune.self]
     )
 
     struct List: AsyncParsableCommand {

@@ -101,6 +101,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var retentionHours = 168
 
+    @Option(
+        name: .customLong("max-store-mb"),
+        help:
+            "Disk budget of the store in MiB: finished notifications are pruned oldest first to stay under it; at it, new pushes get 503. 0: no budget."
+    )
+    var maxStoreMB: Int64 = 1024
+
     @Flag(
         name: .customLong("development-key"),
         inversion: .prefixedNo,
@@ -128,6 +135,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard storageDays >= 0 else { throw CLIFailure("--storage-days must not be negative") }
         guard shutdownTimeout >= 1 else { throw CLIFailure("--shutdown-timeout must be at least 1") }
         guard retentionHours >= 0 else { throw CLIFailure("--retention-hours must not be negative") }
+        guard (0...(1 << 40)).contains(maxStoreMB) else { throw CLIFailure("--max-store-mb must be between 0 and 2^40") }
         guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
         guard let generatedIDFormat = GeneratedIDFormat(rawValue: generatedAPNSID) else {
             throw CLIFailure("--generated-apns-id must be time-ordered or random, not \(generatedAPNSID)")
@@ -170,6 +178,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.webEventLoopThreads = eventLoops
         configuration.retention = retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil
         configuration.synchronous = synchronous == "normal" ? .normal : .full
+        configuration.maximumStoreBytes = maxStoreMB > 0 ? maxStoreMB * 1024 * 1024 : nil
         if let faultsFile { configuration.faults = try Self.faultRules(at: faultsFile) }
         return configuration
     }

@@ -30,6 +30,8 @@ extension HeraldServer {
         /// How long finished notifications (delivered, expired, replaced, discarded) and their traces are kept;
         /// `nil` keeps them forever.
         public var retention: Duration? = .seconds(7 * 24 * 3600)
+        /// The store's disk budget in bytes (``SQLiteStore/Configuration/maximumStoreBytes``); `nil`: none.
+        public var maximumStoreBytes: Int64? = SQLiteStore.Configuration.defaultMaximumStoreBytes
         /// How long a graceful shutdown (SIGTERM, SIGINT) may take before the services are cancelled: in-flight
         /// provider streams finish and the delivery journal is flushed within it, or given up (a change not
         /// written leaves its notification `stored`, so it is delivered again after a restart, never lost).

@@ -33,7 +33,7 @@ public struct HeraldServer: Sendable {
     private let consolePushes: ConsolePushes
     /// The configuration it was built from.
     public let configuration: Configuration
-    /// Deletes finished notifications after the retention time, unless retention is off.
+    /// Deletes finished notifications after the retention time and over the disk budget, unless both are off.
     public let retention: RetentionService?
     /// Hands tokens unregistered by another process (`herald tokens unregister`) to the engine.
     public let unregistrationWatch: UnregistrationWatch
@@ -46,6 +46,7 @@ public struct HeraldServer: Sendable {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         var storeConfiguration = SQLiteStore.Configuration(dataDirectory: configuration.dataDirectory.path)
         storeConfiguration.synchronous = configuration.synchronous
+        storeConfiguration.maximumStoreBytes = configuration.maximumStoreBytes
         let store = try SQLiteStore(configuration: storeConfiguration, clock: configuration.clock, logger: logger)
 
         var gatewayConfiguration = GatewayConfiguration()
@@ -165,15 +166,16 @@ public struct HeraldServer: Sendable {
         } else {
             web = nil
         }
-        self.retention = configuration.retention.map { retention in
-            RetentionService(
+        self.retention =
+            configuration.retention == nil && configuration.maximumStoreBytes == nil
+            ? nil
+            : RetentionService(
                 store: store,
-                configuration: .init(retention: retention),
+                configuration: .init(retention: configuration.retention),
                 clock: configuration.clock,
                 registry: metrics,
                 logger: logger
             )
-        }
         self.unregistrationWatch = UnregistrationWatch(
             store: store,
             engine: engine,

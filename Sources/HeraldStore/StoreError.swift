@@ -5,6 +5,7 @@
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case overloaded
+        case storeFull
         case shutDown
         case unknownDeviceToken
         case unknownDevice
@@ -32,6 +33,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Too many notifications are waiting for a commit; the gateway answers `503 ServiceUnavailable`.
     public static let overloaded = StoreError(.overloaded)
+    /// The store has no room: its disk budget is used up by notifications waiting for their devices, or the disk
+    /// is full (`SQLITE_FULL`); nothing of the failed write was kept. The gateway answers `503 ServiceUnavailable`.
+    public static let storeFull = StoreError(.storeFull)
     /// The store was shut down.
     public static let shutDown = StoreError(.shutDown)
     /// The device token is not in the registry.
@@ -75,6 +79,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         let name: String
         switch code {
         case .overloaded: name = "the store is overloaded"
+        case .storeFull: name = "the store is full"
         case .shutDown: name = "the store is shut down"
         case .unknownDeviceToken: name = "unknown device token"
         case .unknownDevice: name = "unknown device"

@@ -70,6 +70,8 @@ public final class HeraldTestServer: Sendable {
         public var logLevel: Logger.Level = .warning
         /// How long the console's `GET /api/v1/events?after=` waits for an event (`herald serve`: 25 s).
         public var consoleLongPollTimeout: Duration = .seconds(25)
+        /// The store's disk budget in bytes (`herald serve --max-store-mb`); `nil`: none.
+        public var maximumStoreBytes: Int64? = SQLiteStore.Configuration.defaultMaximumStoreBytes
 
         /// The defaults.
         public init() {}
@@ -123,6 +125,7 @@ public final class HeraldTestServer: Sendable {
         configuration.synchronous = .normal
         configuration.clock = clock
         configuration.consoleLongPollTimeout = options.consoleLongPollTimeout
+        configuration.maximumStoreBytes = options.maximumStoreBytes
         let server = try await HeraldServer(configuration: configuration, logger: logger)
         do {
             let key = try PrivateSigningKey.generate(teamID: options.teamID)

@@ -53,6 +53,15 @@ struct ServeOptionsTests {
         #expect(throws: CLIFailure("--retention-hours must not be negative")) { try negative.makeConfiguration() }
     }
 
+    @Test("--max-store-mb: 1024 MiB by default, N MiB, 0 for no budget, negative is an error")
+    func maxStore() throws {
+        #expect(try ServeCommand.parse([]).makeConfiguration().maximumStoreBytes == 1024 * 1024 * 1024)
+        #expect(try ServeCommand.parse(["--max-store-mb", "64"]).makeConfiguration().maximumStoreBytes == 64 * 1024 * 1024)
+        #expect(try ServeCommand.parse(["--max-store-mb", "0"]).makeConfiguration().maximumStoreBytes == nil)
+        let negative = try ServeCommand.parse(["--max-store-mb=-1"])
+        #expect(throws: CLIFailure("--max-store-mb must be between 0 and 2^40")) { try negative.makeConfiguration() }
+    }
+
     @Test("--generated-apns-id: time-ordered by default, random, anything else is an error")
     func generatedAPNSID() throws {
         #expect(try ServeCommand.parse([]).makeConfiguration().generatedIDFormat == .timeOrdered)

@@ -73,7 +73,9 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
                     handler.inFlight = false
                     switch result {
                     case .success: handler.write(response, context: context)
-                    case .failure: handler.write(.failure(.internalServerError, apnsID: response.apnsID), context: context)
+                    case .failure(let error):
+                        let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
+                        handler.write(.failure(reason, apnsID: response.apnsID), context: context)
                     }
                     context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
                 }

@@ -121,8 +121,9 @@ extension ProviderHTTP2Connection {
             switch result {
             case .success:
                 write(response, streamID: streamID, stream: stream)
-            case .failure:
-                write(.failure(.internalServerError, apnsID: response.apnsID), streamID: streamID, stream: stream)
+            case .failure(let error):
+                let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
+                write(.failure(reason, apnsID: response.apnsID), streamID: streamID, stream: stream)
             }
             scheduleFlush(context: context)
         }

@@ -156,7 +156,7 @@ final class ProviderRequestProcessor: Sendable {
     /// Commits an accepted notification; `completion` runs on the store's writer, never on the caller's loop.
     ///
     /// Counts the request as accepted (with its latency since `startedAt`) when the commit succeeds, as
-    /// rejected with `InternalServerError` when it fails: the answers the caller then sends.
+    /// rejected with ``reason(forCommitFailure:)`` when it fails: the answers the caller then sends.
     func commit(
         _ notification: AcceptedNotification,
         startedAt: ContinuousClock.Instant,
@@ -169,11 +169,19 @@ final class ProviderRequestProcessor: Sendable {
             case .success(let sequence):
                 onAccepted?(notification, sequence)
                 metrics.recordAccepted(startedAt: startedAt)
-            case .failure:
-                metrics.recordRejected(.internalServerError)
+            case .failure(let error):
+                metrics.recordRejected(Self.reason(forCommitFailure: error))
             }
             completion(result.map { _ in }.mapError { $0 })
         }
+    }
+
+    /// The answer to a failed commit: `ServiceUnavailable` (503) when the store has no room or too much queued
+    /// (``StoreError/storeFull``, ``StoreError/overloaded``: the provider may retry later), else
+    /// `InternalServerError` (500). Nothing of a failed commit was stored, either way.
+    static func reason(forCommitFailure error: any Error) -> APNSReason {
+        guard let error = error as? StoreError else { return .internalServerError }
+        return error == .storeFull || error == .overloaded ? .serviceUnavailable : .internalServerError
     }
 
     typealias Rejection = ProviderRequestRules.Rejection

@@ -18,6 +18,17 @@ extension SQLiteStore {
         public var registryRefreshIntervalMilliseconds: Int64
         /// The most concurrent read connections. Default 4.
         public var maximumReaderCount: Int
+        /// The disk budget: the most bytes the database file's pages in use may take; `nil`: no budget. Default
+        /// ``defaultMaximumStoreBytes`` (1 GiB).
+        ///
+        /// At the budget, new notifications fail with ``StoreError/storeFull`` (the gateway answers `503`); the
+        /// delivery journal may go a little over it (``StoreBudget``), so that delivering what is stored never
+        /// waits for space. Pruning finished notifications to stay under it is the server's retention service's
+        /// job (docs/delivery.md, "Retention").
+        public var maximumStoreBytes: Int64?
+
+        /// The default disk budget: 1 GiB.
+        public static let defaultMaximumStoreBytes: Int64 = 1024 * 1024 * 1024
 
         /// A configuration with the defaults for the given data directory.
         public init(dataDirectory: String) {
@@ -28,6 +39,7 @@ extension SQLiteStore {
             self.maximumPendingNotifications = 100_000
             self.registryRefreshIntervalMilliseconds = 200
             self.maximumReaderCount = 4
+            self.maximumStoreBytes = Self.defaultMaximumStoreBytes
         }
 
         /// The database file: `<dataDirectory>/herald.sqlite`.

@@ -56,13 +56,14 @@ extension SQLiteStore {
     /// Commits one batch in one IMMEDIATE transaction and returns each notification's result: its sequence number.
     ///
     /// A notification that breaks a rule of the schema (an unknown token, a bad value) fails alone; an
-    /// error of the transaction itself (lock timeout, I/O, disk full) fails the whole batch.
+    /// error of the transaction itself (lock timeout, I/O, disk full, the disk budget reached) fails the whole batch.
     func commit(_ batch: [PendingNotification], _ db: Database) -> [Result<Int64, StoreError>] {
         var results: [Result<Int64, StoreError>] = []
         results.reserveCapacity(batch.count)
         do {
             try db.inTransaction(.immediate) {
                 let statements = try NotificationStatements(db)
+                try checkBudget(statements.pageCount, statements.freePageCount)
                 for index in batch.indices {
                     results.append(try insert(batch[index].notification, statements, db))
                 }
@@ -173,6 +174,9 @@ private struct NotificationStatements {
     let selectPrevious: DirectStatement
     let delete: DirectStatement
     let setTrace: DirectStatement
+    /// The budget's check: the file's pages, and its free pages.
+    let pageCount: DirectStatement
+    let freePageCount: DirectStatement
 
     private static let columns = """
         apns_id, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
@@ -186,6 +190,8 @@ private struct NotificationStatements {
         selectPrevious = try DirectStatement(db, sql: "SELECT seq, state, trace, token, topic FROM notification WHERE apns_id = ?")
         delete = try DirectStatement(db, sql: "DELETE FROM notification WHERE apns_id = ?")
         setTrace = try DirectStatement(db, sql: "UPDATE notification SET trace = ? WHERE seq = ?")
+        pageCount = try DirectStatement(db, sql: "PRAGMA page_count")
+        freePageCount = try DirectStatement(db, sql: "PRAGMA freelist_count")
     }
 }
 

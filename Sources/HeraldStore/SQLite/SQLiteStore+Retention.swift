@@ -5,6 +5,8 @@ import HeraldCore
 public struct PruneBatch: Sendable, Hashable {
     /// Notifications deleted, with their traces.
     public var deleted: Int
+    /// The deleted notifications by the final state they were in; the counts add up to ``deleted``.
+    public var deletedByState: [NotificationState: Int] = [:]
     /// The highest sequence number looked at; pass it as `after` to go on.
     public var lastSequence: Int64
     /// Whether the scan reached a notification accepted at or after the cutoff, or the end: nothing older is
@@ -40,6 +42,7 @@ extension SQLiteStore {
             var lastSequence = after
             var isComplete = rows.count < limit
             var finished: [Int64] = []
+            var deletedByState: [NotificationState: Int] = [:]
             for row in rows {
                 let acceptedAt: Int64 = row["accepted_at"]
                 if acceptedAt >= cutoff {
@@ -48,13 +51,18 @@ extension SQLiteStore {
                 }
                 lastSequence = row["seq"]
                 let state: String = row["state"]
-                if state != NotificationState.stored.rawValue { finished.append(row["seq"]) }
+                if state != NotificationState.stored.rawValue {
+                    finished.append(row["seq"])
+                    deletedByState[NotificationState(rawValue: state), default: 0] += 1
+                }
             }
             let deleteNotification = try db.cachedStatement(sql: "DELETE FROM notification WHERE seq = ?")
             for sequence in finished {
                 try deleteNotification.execute(arguments: [sequence])
             }
-            return PruneBatch(deleted: finished.count, lastSequence: lastSequence, isComplete: isComplete)
+            var batch = PruneBatch(deleted: finished.count, lastSequence: lastSequence, isComplete: isComplete)
+            batch.deletedByState = deletedByState
+            return batch
         }
     }
 }

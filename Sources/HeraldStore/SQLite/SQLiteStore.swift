@@ -39,6 +39,8 @@ public final class SQLiteStore: NotificationStore {
     let commitState: Mutex<CommitState>
     let commitStatistics = Mutex(GroupCommitStatistics())
     let registry = Mutex(RegistryCache())
+    /// The disk budget in pages, `nil` without one.
+    public let budget: StoreBudget?
 
     /// Opens (creating when needed) the database in `configuration.dataDirectory` and migrates it.
     ///
@@ -67,6 +69,7 @@ public final class SQLiteStore: NotificationStore {
         } catch {
             throw StoreError.database.with(detail: "cannot create \(configuration.dataDirectory): \(error)")
         }
+        var budget: StoreBudget?
         do {
             pool = try DatabasePool(path: configuration.databasePath, configuration: Self.grdbConfiguration(configuration))
             let migrator = SQLiteSchema.migrator
@@ -78,9 +81,18 @@ public final class SQLiteStore: NotificationStore {
             // `prepareDatabase` hook, so the setting is applied here, to the one connection that commits.
             let synchronous = configuration.synchronous.rawValue
             try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+            if let bytes = configuration.maximumStoreBytes {
+                let pool = self.pool
+                let pageSize = try pool.read { try Self.size($0).pageSize }
+                let pages = StoreBudget(bytes: max(bytes, 1), pageSize: pageSize)
+                // On the writer only: the `herald` CLI's connections are not held to it.
+                try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA max_page_count = \(pages.hardPages)") }
+                budget = pages
+            }
         } catch {
             throw Self.storeError(error)
         }
+        self.budget = budget
         try refreshRegistry()
         logger.info(
             "Opened the store",
@@ -96,6 +108,12 @@ public final class SQLiteStore: NotificationStore {
         let timeout = configuration.busyTimeout.components
         grdb.busyMode = .timeout(Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
         grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
+        // Before the file is put in WAL mode and its first table made: a new file keeps its free pages at the end,
+        // so that `PRAGMA incremental_vacuum` can return them to the file system (a no-op for an older file).
+        // The writer only: readers are read-only connections.
+        grdb.prepareDatabase { db in
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+        }
         return grdb
     }
 
@@ -128,6 +146,8 @@ public final class SQLiteStore: NotificationStore {
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreError.databaseBusy.with(detail: message)
         case .SQLITE_CONSTRAINT: return StoreError.invalidRecord.with(detail: message)
+        // A full disk, or the file at its `max_page_count` (the budget's hard limit): SQLite rolled back.
+        case .SQLITE_FULL: return StoreError.storeFull.with(detail: message)
         default: return StoreError.database.with(detail: message)
         }
     }

@@ -55,12 +55,15 @@ final class GatewayFixture: Sendable {
 
     static func start(
         keyScope: SigningKeyScope = .both,
-        configure: (inout GatewayConfiguration) -> Void = { _ in }
+        configure: (inout GatewayConfiguration) -> Void = { _ in },
+        store configureStore: (inout SQLiteStore.Configuration) -> Void = { _ in }
     ) async throws -> GatewayFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let clock = ManualWallClock()
-        let store = try SQLiteStore(configuration: .init(dataDirectory: directory.path), clock: clock)
+        var storeConfiguration = SQLiteStore.Configuration(dataDirectory: directory.path)
+        configureStore(&storeConfiguration)
+        let store = try SQLiteStore(configuration: storeConfiguration, clock: clock)
         let pki = try DevelopmentPKI.create(in: directory.appendingPathComponent("tls"), now: Date())
         let key = try PrivateSigningKey.generate(teamID: teamID, keyID: keyID)
         try await store.addSigningKey(
