@@ -52,8 +52,10 @@ extension ProviderRequestProcessor {
                     do {
                         reply(try await work())
                     } catch {
-                        recorder.recordRejected(.internalServerError)
-                        reply(Self.channelFailure(.internalServerError, requestID: requestID))
+                        // A full store is 503, as for a push; anything else 500.
+                        let reason = Self.reason(forCommitFailure: error)
+                        recorder.recordRejected(reason)
+                        reply(Self.channelFailure(reason, requestID: requestID))
                     }
                 }
             }
