@@ -73,11 +73,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The web console's files (HTML, CSS, JavaScript modules in Assets/), built into the binary.
+        .target(
+            name: "HeraldConsole",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            resources: [.embedInCode("Assets")]
+        ),
         // Store-and-forward delivery, the device-link server and the inspection API.
         .target(
             name: "HeraldDelivery",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldDeviceLink",
+                "HeraldCore", "HeraldStore", "HeraldDeviceLink", "HeraldConsole",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -144,7 +150,7 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldDeviceHost",
-                "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient",
+                "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient", "HeraldGateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -237,10 +243,11 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "HeraldConsoleTests", dependencies: ["HeraldConsole"]),
         .testTarget(
             name: "HeraldDeliveryTests",
             dependencies: [
-                "HeraldDelivery", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
+                "HeraldDelivery", "HeraldConsole", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -255,7 +262,7 @@ let package = Package(
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
                 "HeraldUserNotifications", "HeraldTestSupport",
-                "HeraldServer",
+                "HeraldServer", "HeraldGateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -290,4 +297,10 @@ for fuzzTarget in fuzzTargets {
     package.targets.append(
         .executableTarget(name: fuzzTarget.name, dependencies: fuzzTarget.dependencies + ["FuzzDriver"], path: "Fuzz/\(fuzzTarget.name)")
     )
+}
+
+// Test tiers (Tests/HeraldTestTiers, README "Contributing"): every test target's suites name theirs.
+package.targets.append(.target(name: "HeraldTestTiers", path: "Tests/HeraldTestTiers"))
+for target in package.targets where target.type == .test {
+    target.dependencies.append("HeraldTestTiers")
 }

@@ -108,6 +108,9 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var developmentKey = true
 
+    @Option(name: .customLong("faults"), help: "A JSON file of fault rules in force from the start (docs/faults.md).")
+    var faultsFile: String?
+
     @Option(name: .customLong("event-loops"), help: "Event-loop threads for each of the provider ports and the web port (default: one per core).")
     var eventLoops: Int?
 
@@ -167,7 +170,26 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.webEventLoopThreads = eventLoops
         configuration.retention = retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil
         configuration.synchronous = synchronous == "normal" ? .normal : .full
+        if let faultsFile { configuration.faults = try Self.faultRules(at: faultsFile) }
         return configuration
+    }
+
+    /// The rules of a `--faults` file; throws a ``CLIFailure`` naming the file and what is wrong.
+    static func faultRules(at path: String) throws -> [FaultRule] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIFailure("--faults \(path): cannot read the file")
+        }
+        let rules: [FaultRule]
+        do {
+            rules = try FaultRule.list(json: Array(data), nowMilliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        } catch {
+            throw CLIFailure("--faults \(path): \(error.message)")
+        }
+        var ids = Set<String>()
+        for id in rules.compactMap(\.id) where !ids.insert(id).inserted {
+            throw CLIFailure("--faults \(path): two rules have the id '\(id)'")
+        }
+        return rules
     }
 
     /// The service group of `herald serve`: graceful shutdown on SIGTERM and SIGINT, escalated to cancellation

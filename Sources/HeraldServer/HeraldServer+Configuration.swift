@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldGateway
 import HeraldStore
 
 extension HeraldServer {
@@ -65,6 +66,9 @@ extension HeraldServer {
         public var consoleLongPollTimeout: Duration = .seconds(25)
         /// How long the web console's `POST /api/v1/devices/{id}/interactions` waits for the device.
         public var consoleInteractionTimeout: Duration = .seconds(5)
+        /// Fault rules in force from the start (`herald serve --faults FILE`, docs/faults.md); more can be added to
+        /// ``HeraldServer/faults`` while it runs.
+        public var faults: [FaultRule] = []
         /// The time every rule reads (token age, expiration) and every trace event is stamped with.
         public var clock: any WallClock = SystemWallClock()
 

@@ -22,6 +22,8 @@ public struct HeraldServer: Sendable {
     public let engine: DeliveryEngine
     /// The provider API.
     public let gateway: Gateway
+    /// The fault rules in force on the provider API (docs/faults.md).
+    public let faults: FaultTable
     /// The device link and inspection API, unless the web port is disabled.
     public let web: DeviceLinkServer?
     /// The development PKI, when TLS is on.
@@ -98,7 +100,19 @@ public struct HeraldServer: Sendable {
             throw error
         }
 
-        let services = ProviderServices(store: store, clock: configuration.clock, onAccepted: { engine.accepted($0, sequence: $1) })
+        let faults = FaultTable()
+        do {
+            for rule in configuration.faults { try faults.add(rule) }
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        let services = ProviderServices(
+            store: store,
+            clock: configuration.clock,
+            onAccepted: { engine.accepted($0, sequence: $1) },
+            faults: faults
+        )
         let gateway = Gateway(
             configuration: gatewayConfiguration,
             services: services,
@@ -167,6 +181,7 @@ public struct HeraldServer: Sendable {
             logger: logger
         )
         self.gateway = gateway
+        self.faults = faults
         self.store = store
         self.engine = engine
         self.pki = pki

@@ -58,6 +58,27 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
 
     // `unregister(_:atMilliseconds:)` is declared by ``DeviceRegistry``: the device link unregisters apps too.
 
+    // MARK: Broadcast channels (docs/broadcast.md)
+
+    /// Creates a channel with a new id, or `nil` when the app has `limit` channels in that environment already.
+    func createChannel(
+        bundleID: String,
+        environment: APNSEnvironment,
+        storagePolicy: Int,
+        pushType: String,
+        limit: Int
+    ) async throws
+        -> ChannelRecord?
+
+    /// The channel with this id, if it belongs to the app in that environment.
+    func channel(id: String, bundleID: String, environment: APNSEnvironment) async throws -> ChannelRecord?
+
+    /// Deletes the app's channel; false when there is none with that id.
+    func deleteChannel(id: String, bundleID: String, environment: APNSEnvironment) async throws -> Bool
+
+    /// The app's channels in that environment, oldest first.
+    func channels(bundleID: String, environment: APNSEnvironment) async throws -> [ChannelRecord]
+
     /// The registry entry of a token, or `nil` when Herald never issued it. Hot path: served from memory.
     func lookup(_ token: DeviceToken) throws -> TokenRecord?
 

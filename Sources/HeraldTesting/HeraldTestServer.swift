@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldDelivery
 import HeraldDeviceHost
+import HeraldGateway
 import HeraldServer
 import HeraldStore
 import Logging
@@ -157,6 +158,10 @@ public final class HeraldTestServer: Sendable {
         await server.shutdown()
         try? FileManager.default.removeItem(at: dataDirectory)
     }
+
+    /// The fault rules in force on the provider API (docs/faults.md): add one to make the next pushes fail as APNs
+    /// does on a bad day, e.g. `try server.faults.add(FaultRule(json: Array(#"{"status": 503, "count": 1}"#.utf8)))`.
+    public var faults: FaultTable { server.faults }
 
     /// The h2c (cleartext HTTP/2, prior knowledge) provider API, e.g. `http://127.0.0.1:51234`.
     public var cleartextURL: String { "http://127.0.0.1:\(addresses.ports.cleartext ?? 0)" }

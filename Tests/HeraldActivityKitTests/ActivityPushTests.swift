@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 
 /// `liveactivity` pushes: update and end by activity token, start by push-to-start token, broadcast by channel,
 /// and every reason a push is dropped.
-@Suite("ActivityKit: liveactivity pushes")
+@Suite("ActivityKit: liveactivity pushes", .tier(.unit))
 struct ActivityPushTests {
     let clock = ManualNotificationClock()
 

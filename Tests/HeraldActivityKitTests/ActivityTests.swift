@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
@@ -15,7 +16,7 @@ struct DeliveryAttributes: ActivityAttributes {
 }
 
 /// The app's own calls: request, update, end; the limits; the streams; time on the injected clock.
-@Suite("ActivityKit: the app's activities on the injected clock")
+@Suite("ActivityKit: the app's activities on the injected clock", .tier(.unit))
 struct ActivityTests {
     let clock = ManualNotificationClock()
     var center: ActivityCenter { ActivityCenter(clock: clock) }

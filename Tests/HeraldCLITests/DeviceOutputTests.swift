@@ -1,10 +1,11 @@
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
 @testable import HeraldCLI
 
 /// `herald device`'s text lines: what a person reads, not raw JSON (`--json` keeps the JSON).
-@Suite("herald device: text output")
+@Suite("herald device: text output", .tier(.unit))
 struct DeviceOutputTests {
     @Test("a payload reads as its alert's words, badge, sound, category; a silent push says so")
     func payloadSummary() {

@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCLI
 
 /// What `herald serve`, `herald device` and `herald send` do without credentials, on a data directory.
-@Suite("Local development: development key, local device, the only token")
+@Suite("Local development: development key, local device, the only token", .tier(.unit))
 struct LocalDevelopmentTests {
     static func withData(_ body: (DataDirectoryOptions) async throws -> Void) async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-local-\(UUID().uuidString)")

@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
 import HeraldProviderClient
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCLI
 
 /// `herald send`'s options turned into a request and a client configuration, without a server.
-@Suite("herald send: option resolution", .serialized)
+@Suite("herald send: option resolution", .serialized, .tier(.unit))
 struct SendResolutionTests {
     static let token = String(repeating: "ab", count: 32)
     static let teamID = "CLITEAM123"

@@ -1,10 +1,11 @@
 import HeraldCore
 import HeraldProviderClient
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCLI
 
-@Suite("herald send: answers, the tally and the summary")
+@Suite("herald send: answers, the tally and the summary", .tier(.unit))
 struct SendTallyTests {
     @Test("nearest-rank percentiles, counts by reason and by error")
     func tally() {

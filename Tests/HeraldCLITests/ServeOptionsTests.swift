@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import Logging
 import ServiceLifecycle
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldCLI
 
 /// `herald serve`'s option parsing, without starting anything.
-@Suite("herald serve: options")
+@Suite("herald serve: options", .tier(.unit))
 struct ServeOptionsTests {
     @Test("-1 turns a port off in both spellings, --tls-port -1 and --tls-port=-1")
     func negativeOnePortDisables() throws {

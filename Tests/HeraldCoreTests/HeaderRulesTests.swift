@@ -1,9 +1,10 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
 
-@Suite("Header and path rules")
+@Suite("Header and path rules", .tier(.unit))
 struct HeaderRulesTests {
     private func head(_ fields: [(String, String)]) -> ProviderRequestHead {
         var head = ProviderRequestHead()
@@ -129,7 +130,7 @@ extension Result {
     var success: Success? { try? get() }
 }
 
-@Suite("Notification identifiers")
+@Suite("Notification identifiers", .tier(.unit))
 struct NotificationIDTests {
     @Test("the key is the lowercase form: the text itself when already lowercase, lowered otherwise")
     func key() throws {

@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
 
-@Suite("JSON member scanner")
+@Suite("JSON member scanner", .tier(.unit))
 struct JSONMemberScannerTests {
     /// The members as (name, value text) pairs.
     static func members(_ text: String) -> [(name: String, value: String)] {

@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
 
-@Suite("JSON parser")
+@Suite("JSON parser", .tier(.unit))
 struct JSONParserTests {
     @Test("parses objects, arrays, strings with escapes and numbers")
     func parsesDocument() throws {

@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
 
-@Suite("JSON string literals")
+@Suite("JSON string literals", .tier(.unit))
 struct JSONStringTests {
     @Test(
         "Quotes, backslashes and control characters are escaped; the parser reads back the same string",

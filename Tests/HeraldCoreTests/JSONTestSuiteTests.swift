@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
@@ -7,7 +8,7 @@ import Testing
 ///
 /// Each file in `JSONTestSuite/` is one document: `y_` must parse, `n_` must be refused, `i_` is left to the
 /// implementation by RFC 8259 and Herald's choice is the table below, with its reason.
-@Suite("JSON parser: JSONTestSuite-style cases")
+@Suite("JSON parser: JSONTestSuite-style cases", .tier(.unit))
 struct JSONTestSuiteTests {
     enum Outcome: Sendable {
         case accepted

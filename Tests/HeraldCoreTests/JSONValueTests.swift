@@ -1,9 +1,10 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
 
-@Suite("JSON value and object")
+@Suite("JSON value and object", .tier(.unit))
 struct JSONValueTests {
     static let document = #"{"b":[1,2.5,-0.125,"é\n\"",true,false,null,{}],"a":{"big":12345678901234567890,"n":-3}}"#
 

@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
 
-@Suite("Nearest-rank percentiles")
+@Suite("Nearest-rank percentiles", .tier(.unit))
 struct NearestRankTests {
     @Test("no samples: no percentile")
     func empty() {

@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldCore
 
-@Suite("Payload rules")
+@Suite("Payload rules", .tier(.unit))
 struct PayloadValidatorTests {
     let validator = PayloadValidator()
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Logging
 import Testing
 
@@ -21,7 +22,7 @@ private func withSQLiteStore<T>(_ body: (SQLiteStore) async throws -> T) async t
     }
 }
 
-@Suite("Delivery engine with a real SQLite store")
+@Suite("Delivery engine with a real SQLite store", .tier(.unit))
 struct DeliveryEngineSQLiteTests {
     @Test("Accept, deliver, acknowledge: the trace reads accepted, sent, acknowledged and the state is delivered")
     func deliverAndAcknowledge() async throws {

@@ -1,12 +1,13 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Logging
 import ServiceLifecycle
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Delivery engine (in-memory store and sessions)")
+@Suite("Delivery engine (in-memory store and sessions)", .tier(.unit))
 struct DeliveryEngineTests {
     let token = DeviceToken.random()
 

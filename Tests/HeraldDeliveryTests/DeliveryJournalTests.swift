@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Logging
 import Prometheus
 import ServiceLifecycle
@@ -7,7 +8,7 @@ import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Delivery engine journal: group commit, retries, shutdown")
+@Suite("Delivery engine journal: group commit, retries, shutdown", .tier(.inProcess))
 struct DeliveryJournalTests {
     @Test("Many events while a write is in flight go out in few writes of at most maximumJournalBatch, in order")
     func groupCommit() async throws {

@@ -1,10 +1,11 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Delivery state machine: a provider reuses an apns-id (store sequences)")
+@Suite("Delivery state machine: a provider reuses an apns-id (store sequences)", .tier(.unit))
 struct DeliveryStateMachineReuseTests {
     let token = DeviceToken.random()
 

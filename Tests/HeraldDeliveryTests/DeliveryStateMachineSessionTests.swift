@@ -1,10 +1,11 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Delivery state machine: several sessions of a device, memory")
+@Suite("Delivery state machine: several sessions of a device, memory", .tier(.unit))
 struct DeliveryStateMachineSessionTests {
     let token = DeviceToken.random()
 
@@ -124,7 +125,7 @@ struct DeliveryStateMachineSessionTests {
     }
 }
 
-@Suite("Delivery helpers: deadline queue, trace detail")
+@Suite("Delivery helpers: deadline queue, trace detail", .tier(.unit))
 struct DeliveryHelperTests {
     @Test("The deadline queue yields the earliest deadline first, older first among equals")
     func deadlineOrder() {

@@ -1,10 +1,11 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Delivery state machine: offline slots, expiration, collapse, reuse, unregistration")
+@Suite("Delivery state machine: offline slots, expiration, collapse, reuse, unregistration", .tier(.unit))
 struct DeliveryStateMachineStorageTests {
     let token = DeviceToken.random()
 

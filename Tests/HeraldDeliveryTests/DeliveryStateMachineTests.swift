@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
@@ -7,7 +8,7 @@ import Testing
 /// The time every test starts at (the default `acceptedAt` of ``makeNotification``).
 let t0: Int64 = 1_700_000_000_000
 
-@Suite("Delivery state machine: online, offline, priority, acknowledgement")
+@Suite("Delivery state machine: online, offline, priority, acknowledgement", .tier(.unit))
 struct DeliveryStateMachineTests {
     let token = DeviceToken.random()
 

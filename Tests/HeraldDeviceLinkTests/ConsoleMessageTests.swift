@@ -1,8 +1,9 @@
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestTiers
 import Testing
 
-@Suite("Device link: the console's frames (screen, interact, interacted)")
+@Suite("Device link: the console's frames (screen, interact, interacted)", .tier(.inProcess))
 struct ConsoleMessageTests {
     private func decodingError(_ text: String) -> DeviceLinkError? {
         do {

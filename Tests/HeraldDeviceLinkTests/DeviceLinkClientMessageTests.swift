@@ -1,8 +1,9 @@
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestTiers
 import Testing
 
-@Suite("Device link: client → server frames")
+@Suite("Device link: client → server frames", .tier(.unit))
 struct DeviceLinkClientMessageTests {
     static let apnsID = NotificationID("8f0e2c2a-1b4e-4d2a-9c53-2f1a0f6b7e01")!
 

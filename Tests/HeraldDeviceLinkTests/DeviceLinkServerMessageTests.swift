@@ -1,9 +1,10 @@
 import Foundation
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestTiers
 import Testing
 
-@Suite("Device link: server → client frames")
+@Suite("Device link: server → client frames", .tier(.inProcess))
 struct DeviceLinkServerMessageTests {
     static let apnsID = NotificationID("8f0e2c2a-1b4e-4d2a-9c53-2f1a0f6b7e01")!
     static let token = DeviceToken(hex: String(repeating: "ab", count: 32))!

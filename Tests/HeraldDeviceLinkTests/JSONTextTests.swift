@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDeviceLink
 
-@Suite("Device link: JSON text writing and member lookup")
+@Suite("Device link: JSON text writing and member lookup", .tier(.unit))
 struct JSONTextTests {
     @Test("strings are escaped so that any text reads back the same")
     func escaping() throws {

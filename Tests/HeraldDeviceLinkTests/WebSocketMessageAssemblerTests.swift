@@ -1,10 +1,11 @@
+import HeraldTestTiers
 import NIOCore
 import NIOWebSocket
 import Testing
 
 @testable import HeraldDeviceLink
 
-@Suite("Device link: WebSocket message assembly")
+@Suite("Device link: WebSocket message assembly", .tier(.unit))
 struct WebSocketMessageAssemblerTests {
     private func frame(_ opcode: WebSocketOpcode, _ text: String, fin: Bool = true, masked: Bool = false) -> WebSocketFrame {
         var data = ByteBuffer(string: text)

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 /// Certificate authentication over the TLS port (spec §A.8), with client certificates from the fixture's CA.
-@Suite("Certificate authentication over TLS", .serialized)
+@Suite("Certificate authentication over TLS", .serialized, .tier(.inProcess))
 struct CertificateAuthenticationTests {
     private static let plainAlert = [("apns-push-type", "alert")]
 

@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import NIOCore
 import NIOPosix
 import Testing
 
 /// How HTTP/2 connections end: GOAWAY with a JSON reason on graceful shutdown and when idle (spec §A.1, §A.5).
-@Suite("HTTP/2 connection lifecycle", .serialized)
+@Suite("HTTP/2 connection lifecycle", .serialized, .tier(.inProcess))
 struct ConnectionLifecycleTests {
     /// Longer than any deadline below, so that a connection closed only by the shutdown's force-close fails the test.
     private static let longGracePeriod = TimeAmount.seconds(60)

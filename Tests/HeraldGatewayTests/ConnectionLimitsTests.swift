@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import NIOPosix
@@ -6,7 +7,7 @@ import Testing
 @testable import HeraldGateway
 
 /// The handshake timeout and the connection cap: in process on an injected clock, then live on port 0.
-@Suite("Provider connection limits")
+@Suite("Provider connection limits", .tier(.inProcess))
 struct ConnectionLimitsTests {
     @Test("a connection that has not sent its preface within the handshake timeout is closed, and counted")
     func handshakeTimeout() throws {

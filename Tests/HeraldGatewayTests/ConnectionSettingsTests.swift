@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import NIOCore
 import Testing
 
 /// Connection-level behaviour of the HTTP/2 listeners: the stream gate (spec §A.1), ALPN, body limits, concurrency.
-@Suite("HTTP/2 connection settings", .serialized)
+@Suite("HTTP/2 connection settings", .serialized, .tier(.inProcess))
 struct ConnectionSettingsTests {
     private static let maximumStreams = 250
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import Prometheus
@@ -9,7 +10,7 @@ import Testing
 @testable import HeraldGateway
 
 /// Tiers 1 and 2: the gateway's metrics without sockets.
-@Suite("Gateway metrics")
+@Suite("Gateway metrics", .tier(.unit))
 struct GatewayMetricsTests {
     @Test("every known reason is a rejection series from the start, at zero, labelled with its status")
     func reasonsPrecreated() {

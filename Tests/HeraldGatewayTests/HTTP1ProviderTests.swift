@@ -1,9 +1,10 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 /// The provider API over HTTP/1.1 on the cleartext port, told apart from h2c by the missing preface.
-@Suite("Provider API over HTTP/1.1", .serialized)
+@Suite("Provider API over HTTP/1.1", .serialized, .tier(.inProcess))
 struct HTTP1ProviderTests {
     @Test("a valid push is answered HTTP/1.1 200 with apns-id and stored")
     func accepted() async throws {

@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldGateway
 
 /// Tier 2: the gateway's handlers on an `EmbeddedChannel`, no sockets (the HTTP/2 connection: `ProviderHTTP2ConnectionTests`).
-@Suite("Gateway handlers in process")
+@Suite("Gateway handlers in process", .tier(.unit))
 struct InProcessHandlerTests {
     @Test("the sniffer recognises the HTTP/2 preface, even split across reads")
     func sniffsHTTP2() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import NIOHTTP2
 import Testing
 
 /// Every status and reason of spec §A.5 that applies to `/3/device`, sent over a real HTTP/2 connection.
-@Suite("Provider API reasons over HTTP/2", .serialized)
+@Suite("Provider API reasons over HTTP/2", .serialized, .tier(.inProcess))
 struct ReasonTableTests {
     @Test("a valid alert is accepted with 200, apns-id and apns-unique-id, and stored")
     func accepted() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 /// The token rules that bind a connection (spec §A.7 "Connection binding", "Lifetime"), over one real HTTP/2 connection.
-@Suite("Token rules on one connection", .serialized)
+@Suite("Token rules on one connection", .serialized, .tier(.inProcess))
 struct TokenConnectionRulesTests {
     private func send(
         _ client: HTTP2TestClient,

@@ -1,8 +1,9 @@
 import HeraldCore
 import HeraldProviderClient
+import HeraldTestTiers
 import Testing
 
-@Suite("APNSFile: .apns files as xcrun simctl push reads them")
+@Suite("APNSFile: .apns files as xcrun simctl push reads them", .tier(.unit))
 struct APNSFileTests {
     private func parse(_ text: String) throws -> APNSFile {
         try APNSFile(bytes: Array(text.utf8))

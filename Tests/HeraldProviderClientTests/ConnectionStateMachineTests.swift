@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -5,7 +6,7 @@ import Testing
 
 @testable import HeraldProviderClient
 
-@Suite("APNSClientConnectionStateMachine: streams, answers, GOAWAY and deadlines")
+@Suite("APNSClientConnectionStateMachine: streams, answers, GOAWAY and deadlines", .tier(.unit))
 struct ConnectionStateMachineTests {
     typealias Machine = APNSClientConnectionStateMachine<String>
 

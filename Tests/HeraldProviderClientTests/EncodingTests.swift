@@ -1,11 +1,12 @@
 import HeraldAuth
 import HeraldCore
+import HeraldTestTiers
 import NIOHPACK
 import Testing
 
 @testable import HeraldProviderClient
 
-@Suite("APNSProviderClient: the request's header block")
+@Suite("APNSProviderClient: the request's header block", .tier(.unit))
 struct EncodingTests {
     private func client(_ url: String, authentication: APNSProviderClient.Authentication = .none) throws -> APNSProviderClient {
         try APNSProviderClient(configuration: .init(endpoint: try #require(.init(url: url)), authentication: authentication))

@@ -1,7 +1,8 @@
 import HeraldProviderClient
+import HeraldTestTiers
 import Testing
 
-@Suite("APNSProviderClient.Endpoint: server URLs")
+@Suite("APNSProviderClient.Endpoint: server URLs", .tier(.unit))
 struct EndpointTests {
     typealias Endpoint = APNSProviderClient.Endpoint
 

@@ -1,9 +1,10 @@
 import HeraldAuth
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldProviderClient
 
-@Suite("SignedTokenCache: when a provider token is signed again (spec §A.7)")
+@Suite("SignedTokenCache: when a provider token is signed again (spec §A.7)", .tier(.unit))
 struct SignedTokenCacheTests {
     let key: PrivateSigningKey
     let start: Int64 = 1_700_000_000

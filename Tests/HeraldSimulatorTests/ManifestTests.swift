@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSimulator
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
@@ -170,7 +171,7 @@ struct BadManifest: CustomTestStringConvertible, Sendable {
     ]
 }
 
-@Suite("Device manifest")
+@Suite("Device manifest", .tier(.unit))
 struct ManifestTests {
     /// The complete example of docs/device-manifest.md.
     static func documentedExample() throws -> Data {

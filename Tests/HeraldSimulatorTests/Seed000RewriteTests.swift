@@ -2,12 +2,13 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
 // Seed 000 ("iOS 10: Notification Service Extensions"): a messaging app whose backend knows the
 // sender only by an id; the service extension replaces it with the contact's name from the device.
-@Suite("Seed 000 on a simulated device: the sender id becomes the contact name")
+@Suite("Seed 000 on a simulated device: the sender id becomes the contact name", .tier(.unit))
 struct Seed000RewriteTests {
     static let manifest = Seed000.manifest()
 

@@ -2,13 +2,14 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
 // Seed 001 ("How to replace the content of an iOS notification"): the easy way is
 // apns-collapse-id; the hard way is a service extension that removes the delivered notification
 // carrying the same custom id before the new one is shown.
-@Suite("Seed 001 on a simulated device: replacing a notification")
+@Suite("Seed 001 on a simulated device: replacing a notification", .tier(.unit))
 struct Seed001ReplaceTests {
     static let manifest = Seed001.manifest()
 

@@ -2,13 +2,14 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
 // Seed 002 ("IOS10 push must see UNNotificationContentExtension"): the service extension rewrites
 // the text and sets category1; the content extension registered for category1 (ratio 0.5, a
 // default media button at (100, 100, 100, 100) in blue) draws the expanded notification.
-@Suite("Seed 002 on a simulated device: category, actions and the content extension")
+@Suite("Seed 002 on a simulated device: category, actions and the content extension", .tier(.unit))
 struct Seed002ContentExtensionTests {
     static let bundleID = Seed002.bundleID
 

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 // the alert shows, for each app state with and without content-available. The seed's app predates
 // iOS 10: its notification delegate implements neither willPresent nor didReceive.
 
-@Suite("Seed 003 on a simulated device: app states and background pushes")
+@Suite("Seed 003 on a simulated device: app states and background pushes", .tier(.unit))
 struct Seed003AppStateTests {
     static let bundleID = Seed003.bundleID
 

@@ -2,13 +2,14 @@ import Foundation
 import HeraldCore
 import HeraldSimulator
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
 // Seed 004 ("iOS 10.0 UserNotification 介绍"): a remote notification with mutable-content and the
 // image URL in the payload's "image" key; the service extension downloads it with URLSession and
 // attaches it. Here the image comes from a real HTTP server on 127.0.0.1.
-@Suite("Seed 004 on a simulated device: the attachment named in the payload")
+@Suite("Seed 004 on a simulated device: the attachment named in the payload", .tier(.inProcess))
 struct Seed004AttachmentTests {
     static let bundleID = Seed004.bundleID
 

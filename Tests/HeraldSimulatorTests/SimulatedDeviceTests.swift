@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSimulator
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
@@ -19,7 +20,7 @@ final class TemplateService: UNNotificationServiceExtension {
     }
 }
 
-@Suite("Simulated device")
+@Suite("Simulated device", .tier(.unit))
 struct SimulatedDeviceTests {
     static let bundleID = "com.example.app"
     static let plain = #"{"apps": [{"bundleID": "com.example.app", "state": "suspended"}]}"#

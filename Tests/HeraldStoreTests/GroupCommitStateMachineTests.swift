@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Group commit state machine")
+@Suite("Group commit state machine", .tier(.unit))
 struct GroupCommitStateMachineTests {
     typealias Machine = GroupCommitStateMachine<Int, String>
 

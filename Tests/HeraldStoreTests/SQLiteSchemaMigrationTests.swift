@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Migrating a v1 file")
+@Suite("Migrating a v1 file", .tier(.unit))
 struct SQLiteSchemaMigrationTests {
     static let device = "legacy-phone"
     static let older = String(repeating: "0a", count: 32)
@@ -50,7 +51,7 @@ struct SQLiteSchemaMigrationTests {
             try Self.makeVersion1File(in: directory)
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6"])
 
                 let id = try #require(NotificationID(Self.apnsID))
                 let stored = try #require(try await store.notification(id))
@@ -99,7 +100,7 @@ struct SQLiteSchemaMigrationTests {
             try await withStore(in: directory) { _ in }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6"])
                 #expect(try await store.counts().notifications == 1)
             }
         }

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("App tokens on devices")
+@Suite("App tokens on devices", .tier(.unit))
 struct SQLiteStoreAppTokenTests {
     @Test("An app gets one token, the same on every call, seen by the hot-path lookup at once")
     func stableToken() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Delivery changes and pending notifications")
+@Suite("Delivery changes and pending notifications", .tier(.unit))
 struct SQLiteStoreDeliveryTests {
     @Test("Pending notifications are the stored ones, oldest first")
     func pending() async throws {
@@ -245,7 +246,7 @@ struct SQLiteStoreDeliveryTests {
     }
 }
 
-@Suite("Delivery changes written together")
+@Suite("Delivery changes written together", .tier(.unit))
 struct SQLiteStoreDeliveryCoalescingTests {
     /// What a store holds for a set of notifications: states, and traces without the token-bearing accepted details.
     struct Outcome: Equatable {

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Devices and their secrets")
+@Suite("Devices and their secrets", .tier(.unit))
 struct SQLiteStoreDeviceTests {
     @Test("A new device has a lowercase UUID id, a 64-hex secret, the clock's time; only the secret's hash is stored")
     func addDevice() async throws {
@@ -128,7 +129,7 @@ struct SQLiteStoreDeviceTests {
     }
 }
 
-@Suite("Device secrets")
+@Suite("Device secrets", .tier(.unit))
 struct DeviceSecretTests {
     @Test("Secrets are 64 lowercase hex digits and differ each time")
     func generate() {

@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Synchronization
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Group commit of accepted notifications")
+@Suite("Group commit of accepted notifications", .tier(.unit))
 struct SQLiteStoreGroupCommitTests {
     @Test("An accepted notification survives closing and reopening, with its accepted event")
     func durability() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Opening the SQLite store")
+@Suite("Opening the SQLite store", .tier(.unit))
 struct SQLiteStoreOpeningTests {
     @Test("Creates the data directory and the file, in WAL mode with the configured pragmas")
     func pragmas() async throws {
@@ -52,7 +53,7 @@ struct SQLiteStoreOpeningTests {
             }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6"])
                 #expect(try store.lookup(token)?.bundleID == "com.example.app")
             }
         }

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Queries for the CLI")
+@Suite("Queries for the CLI", .tier(.unit))
 struct SQLiteStoreQueryTests {
     @Test("Notifications list newest first, per token or for all, within the limit")
     func listNewestFirst() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Device tokens and signing keys")
+@Suite("Device tokens and signing keys", .tier(.unit))
 struct SQLiteStoreRegistryTests {
     @Test("A registered token is found with its app and environment; an unknown one is not")
     func registerAndLookUp() async throws {
@@ -143,7 +144,7 @@ struct SQLiteStoreRegistryTests {
     }
 }
 
-@Suite("Unregistered tokens for the engine")
+@Suite("Unregistered tokens for the engine", .tier(.unit))
 struct SQLiteStoreUnregistrationTests {
     @Test("The first pass finds unregistered tokens with waiting notifications; later passes what changed since")
     func passes() async throws {
@@ -179,7 +180,7 @@ struct SQLiteStoreUnregistrationTests {
     }
 }
 
-@Suite("Apps and their teams")
+@Suite("Apps and their teams", .tier(.unit))
 struct SQLiteStoreAppTests {
     @Test("An app belongs to one team: added, looked up from the cache, refused for another team, removed")
     func appTeams() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("Retention: pruning finished notifications")
+@Suite("Retention: pruning finished notifications", .tier(.unit))
 struct SQLiteStoreRetentionTests {
     @Test("Finished notifications older than the cutoff go with their traces; stored and newer ones stay")
     func prunesFinishedBeforeCutoff() async throws {

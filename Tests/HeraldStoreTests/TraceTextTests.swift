@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldStore
 
-@Suite("The trace column's text form")
+@Suite("The trace column's text form", .tier(.unit))
 struct TraceTextTests {
     @Test("Lines round-trip: with and without a detail, negative and large times, in order")
     func roundTrip() throws {

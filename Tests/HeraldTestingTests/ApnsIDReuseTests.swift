@@ -2,12 +2,13 @@ import Foundation
 import HeraldCore
 import HeraldProviderClient
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
 /// A provider that sends a second notification with an `apns-id` it already used (tier 3): APNs treats the
 /// identifier as the provider's label, not as a key that deduplicates, so both notifications are delivered.
-@Suite("Delivery: a reused apns-id")
+@Suite("Delivery: a reused apns-id", .tier(.inProcess))
 struct ApnsIDReuseTests {
     static let app = "com.example.reuse"
 

@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldProviderClient
 import HeraldSimulator
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
@@ -11,7 +12,7 @@ import FoundationNetworking
 #endif
 
 /// The web console's API against a live in-process server and device (tier 3).
-@Suite("Console API: screens, interactions, validation, sending and live events")
+@Suite("Console API: screens, interactions, validation, sending and live events", .tier(.inProcess))
 struct ConsoleAPITests {
     static let app = "com.example.console"
 
@@ -207,6 +208,17 @@ struct ConsoleAPITests {
             #expect((refused["apnsID"] as? String)?.lowercased() == chosen.lowercased())
             // A body that is not a push form is the console's own 400.
             #expect(try await ConsoleHTTP.post(server, "console/send", ["payload": 12]).status == 400)
+            // So is one without a payload, or with a null one (docs/inspection-api.json: `payload` is required).
+            let token = try device.token(for: Self.app)
+            // And one with a header value HTTP/2 cannot carry: it could never be sent (docs/inspection-api.json).
+            let unsendable: [[String: Any]] = [
+                ["token": token, "collapseID": "a\nb", "payload": "{}"], ["token": token, "topic": "com.example\r", "payload": "{}"],
+                ["deviceID": "d", "bundleID": "com.example\u{0}", "payload": "{}"],
+            ]
+            for form: [String: Any] in [["token": token], ["token": token, "payload": NSNull()]] + unsendable {
+                #expect(try await ConsoleHTTP.post(server, "console/send", form).status == 400)
+                #expect(try await ConsoleHTTP.post(server, "console/validate", form).status == 400)
+            }
             // The console's key lives in memory only: the store knows just the test's provider key.
             #expect(try await server.server.store.signingKeys().map(\.keyID) == [server.credentials.keyID])
         }

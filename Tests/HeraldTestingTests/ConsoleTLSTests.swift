@@ -2,6 +2,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldServer
+import HeraldTestTiers
 import Logging
 import ServiceLifecycle
 import Testing
@@ -11,7 +12,7 @@ import FoundationNetworking
 #endif
 
 /// `/console/send` on a server without h2c: the console reaches its own gateway over TLS (tier 3).
-@Suite("Console API: sending over TLS")
+@Suite("Console API: sending over TLS", .tier(.inProcess))
 struct ConsoleTLSTests {
     /// Whose server certificate the gateway presents.
     enum ServerCertificate: String, CaseIterable, Sendable {

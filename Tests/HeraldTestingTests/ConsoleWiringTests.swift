@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
@@ -7,7 +8,7 @@ import FoundationNetworking
 #endif
 
 /// `herald serve`'s web port as HeraldServer wires it (tier 3): the console on `/`, the JSON API still on `/api/v1/`.
-@Suite("Console: wired on the web port next to the inspection API")
+@Suite("Console: wired on the web port next to the inspection API", .tier(.inProcess))
 struct ConsoleWiringTests {
     static func get(_ url: String) async throws -> (status: Int, contentType: String?, body: Data) {
         let target = try #require(URL(string: url))

@@ -1,12 +1,14 @@
 import Foundation
 import HeraldCore
+import HeraldGateway
 import HeraldProviderClient
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
 /// The testing kit itself, live on ephemeral ports (tier 3).
-@Suite("Testing kit: HeraldTestServer and TestDevice")
+@Suite("Testing kit: HeraldTestServer and TestDevice", .tier(.inProcess))
 struct HeraldTestServerTests {
     static let app = "com.example.kit"
 
@@ -35,6 +37,29 @@ struct HeraldTestServerTests {
         }
         // Always cleaned up.
         #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
+    @Test("faults: a rule added to the kit's server fails the next push with 503, then the push goes through")
+    func faultThenDelivery() async throws {
+        try await withHeraldServer { server in
+            let device = try await server.addDevice(apps: [Self.app])
+            try server.faults.add(FaultRule(json: Array(#"{"match": {"topic": "\#(Self.app)"}, "status": 503, "count": 1}"#.utf8)))
+            let client = try server.makeProviderClient(tls: false)
+            do {
+                let token = try await device.token(for: Self.app)
+                let failed = try await client.send(APNSRequest(deviceToken: token, payload: Self.alert("Again"), topic: Self.app, pushType: .alert))
+                #expect(failed.status == 503)
+                #expect(failed.reason == .serviceUnavailable)
+                _ = try await Self.send("Again", to: token, with: client)
+                let shown = try await device.expectNotification(titled: "Again", in: Self.app, within: .seconds(5))
+                #expect(shown.body == "Hi")
+                #expect(server.faults.entries.map(\.failed) == [1])
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+            await client.shutdown()
+        }
     }
 
     @Test("A push over h2c or TLS shows on the device, and its trace records it", arguments: [false, true])

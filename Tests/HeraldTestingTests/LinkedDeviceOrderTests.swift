@@ -3,11 +3,12 @@ import HeraldCore
 import HeraldProviderClient
 import HeraldSimulator
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
 /// The device link's order: what a provider sends back to back is handled, and reported, in the order it was sent.
-@Suite("Testing kit: a linked device reports in the order it handles notifications")
+@Suite("Testing kit: a linked device reports in the order it handles notifications", .tier(.inProcess))
 struct LinkedDeviceOrderTests {
     static let app = "com.example.order"
 

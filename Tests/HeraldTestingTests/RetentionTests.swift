@@ -2,11 +2,12 @@ import Foundation
 import HeraldCore
 import HeraldProviderClient
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
 /// Retention in a running server: finished notifications go after the retention time, waiting ones stay.
-@Suite("Retention in a running server")
+@Suite("Retention in a running server", .tier(.inProcess))
 struct RetentionTests {
     @Test("A delivered notification is pruned after 7 days; one waiting for an offline device is not")
     func prunesDeliveredKeepsStored() async throws {

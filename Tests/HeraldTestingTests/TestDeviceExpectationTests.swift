@@ -3,12 +3,13 @@ import HeraldCore
 import HeraldProviderClient
 import HeraldSimulator
 import HeraldStore
+import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
 
 /// The kit's assertions about what a device shows and reports, and about a notification's state and trace.
-@Suite("Testing kit: device reports, notification center, state and trace events")
+@Suite("Testing kit: device reports, notification center, state and trace events", .tier(.inProcess))
 struct TestDeviceExpectationTests {
     static let app = "com.example.kit"
 

@@ -1,8 +1,9 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
-@Suite("Attachments")
+@Suite("Attachments", .tier(.unit))
 struct AttachmentTests {
     @Test("the type comes from the file's content, not its name")
     func typeFromContent() throws {

@@ -1,8 +1,9 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
-@Suite("Center: values, authorization, schedule, delivered list, badge")
+@Suite("Center: values, authorization, schedule, delivered list, badge", .tier(.unit))
 struct CenterTests {
     @Test("option and code raw values equal Apple's (spec §C)")
     func rawValues() {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Synchronization
 import Testing
@@ -21,7 +22,7 @@ final class AsyncCenterDelegate: UNUserNotificationCenterDelegate {
     }
 }
 
-@Suite("Notification delegate rules")
+@Suite("Notification delegate rules", .tier(.unit))
 struct DelegateRuleTests {
     func foregroundRuntime(
         delegate: (any UNUserNotificationCenterDelegate)?,

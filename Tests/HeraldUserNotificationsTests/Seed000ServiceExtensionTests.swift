@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
@@ -60,7 +61,7 @@ class HangingNotificationService: UNNotificationServiceExtension {
 
 struct ExtensionLaunchFailure: Error {}
 
-@Suite("Seed 000: notification service extension")
+@Suite("Seed 000: notification service extension", .tier(.unit))
 struct Seed000ServiceExtensionTests {
     @Test("the template's extension modifies an alert with mutable-content: 1")
     func modifiesMutableAlert() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
@@ -36,7 +37,7 @@ enum Seed001 {
     }
 }
 
-@Suite("Seed 001: replacing a notification's content")
+@Suite("Seed 001: replacing a notification's content", .tier(.unit))
 struct Seed001ReplaceContentTests {
     @Test("the easy way: the same apns-collapse-id replaces the displayed notification at once")
     func collapseIDReplaces() async throws {

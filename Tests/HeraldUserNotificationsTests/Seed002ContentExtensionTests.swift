@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Synchronization
 import Testing
@@ -180,7 +181,7 @@ final class PassiveController: UIViewController, UNNotificationContentExtension 
     func didReceive(_ notification: UNNotification) {}
 }
 
-@Suite("Seed 002: notification content extension")
+@Suite("Seed 002: notification content extension", .tier(.unit))
 struct Seed002ContentExtensionTests {
     func seedRuntime(clock: ManualNotificationClock, env: Seed002.Environment, hidden: Bool = false) async throws -> DeviceRuntime {
         let registration = try ContentExtensionRegistration(infoPlist: Seed002.infoPlist(category: "category1", hidden: hidden)) {

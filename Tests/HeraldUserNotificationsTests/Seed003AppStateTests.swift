@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Synchronization
 import Testing
@@ -113,7 +114,7 @@ func bring(_ runtime: DeviceRuntime, to state: AppLifecycleState) async {
     }
 }
 
-@Suite("Seed 003: app states and remote notifications")
+@Suite("Seed 003: app states and remote notifications", .tier(.unit))
 struct Seed003AppStateTests {
     @Test("the seed's scenario table, row for row", arguments: AppStateScenario.table)
     func scenario(_ row: AppStateScenario) async throws {

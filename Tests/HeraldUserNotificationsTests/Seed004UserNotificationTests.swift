@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldUserNotifications
 import Synchronization
 import Testing
@@ -149,7 +150,7 @@ enum Seed004 {
     }
 }
 
-@Suite("Seed 004: categories, attachments and downloads")
+@Suite("Seed 004: categories, attachments and downloads", .tier(.inProcess))
 struct Seed004UserNotificationTests {
     @Test("the seed's categories are registered and their actions shown for a matching payload")
     func categories() async throws {

@@ -1,8 +1,9 @@
 import Foundation
+import HeraldTestTiers
 import HeraldUserNotifications
 import Testing
 
-@Suite("Triggers on the injected clock")
+@Suite("Triggers on the injected clock", .tier(.unit))
 struct TriggerTests {
     @Test("time interval: must be > 0, and ≥ 60 s when repeating", arguments: [(0.0, false), (-5, false), (59, true)])
     func invalidIntervals(interval: Double, repeats: Bool) async throws {

@@ -98,6 +98,15 @@ def serve_image(body):
     return f"http://127.0.0.1:{server.server_address[1]}/photo.png"
 
 
+# Collects `securitypolicyviolation` events in window.__heraldCSPViolations ("directive blocked-uri sample").
+CSP_RECORDER = """
+window.__heraldCSPViolations = [];
+document.addEventListener('securitypolicyviolation', (event) => {
+  window.__heraldCSPViolations.push([event.violatedDirective, event.blockedURI, event.sample].filter(Boolean).join(' '));
+});
+"""
+
+
 class Console:
     def __init__(self, arguments):
         self.arguments = arguments
@@ -110,7 +119,12 @@ class Console:
         # Debian's chromedriver, named explicitly: selenium then downloads nothing.
         self.driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
         self.driver.set_page_load_timeout(arguments.timeout)
+        # Every Content-Security-Policy violation on every page, recorded before the page's own scripts run.
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_RECORDER})
         self.shots = 0
+
+    def csp_violations(self):
+        return self.driver.execute_script("return (window.__heraldCSPViolations || []).slice()")
 
     def by_id(self, testid, root=None):
         return (root or self.driver).find_element(By.CSS_SELECTOR, f'[data-testid="{testid}"]')
@@ -323,6 +337,12 @@ class Console:
 
         errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
         summary["browserErrors"] = errors
+        summary["cspViolations"] = self.csp_violations()
+        # The recorder works: a style attribute the page never writes is refused, recorded and logged.
+        driver.execute_script("""document.body.insertAdjacentHTML('beforeend', '<i hidden style="color: red">csp probe</i>')""")
+        self.wait("the CSP probe's violation", lambda: len(self.csp_violations()) > len(summary["cspViolations"]))
+        summary["cspProbe"] = self.csp_violations()[len(summary["cspViolations"]):]
+        summary["cspProbeLogged"] = any("Content Security Policy" in entry["message"] for entry in driver.get_log("browser"))
         summary["ok"] = True
 
 

@@ -53,6 +53,16 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let internalServerError = Self(rawValue: "InternalServerError")
     public static let serviceUnavailable = Self(rawValue: "ServiceUnavailable")
     public static let shutdown = Self(rawValue: "Shutdown")
+    // The channel-management and broadcast APIs' own (spec §A.11, docs/broadcast.md).
+    public static let missingChannelId = Self(rawValue: "MissingChannelId")
+    public static let badChannelId = Self(rawValue: "BadChannelId")
+    public static let channelNotRegistered = Self(rawValue: "ChannelNotRegistered")
+    public static let featureNotEnabled = Self(rawValue: "FeatureNotEnabled")
+    public static let cannotCreateChannelConfig = Self(rawValue: "CannotCreateChannelConfig")
+    public static let badRequestParams = Self(rawValue: "BadRequestParams")
+    public static let badRequestPayload = Self(rawValue: "BadRequestPayload")
+    public static let missingPushType = Self(rawValue: "MissingPushType")
+    public static let topicMismatch = Self(rawValue: "TopicMismatch")
 
     /// Every reason Herald knows (spec §A.5), in no particular order: the ones a gateway can answer with.
     public static var all: [APNSReason] {
@@ -64,10 +74,12 @@ public struct APNSReason: RawRepresentable, Hashable, Sendable, CustomStringConv
         for reason in [
             badCollapseId, badDeviceToken, badExpirationDate, badMessageId, badPriority, badTopic,
             deviceTokenNotForTopic, duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken,
-            missingTopic, payloadEmpty, topicDisallowed,
+            missingTopic, payloadEmpty, topicDisallowed, missingChannelId, badChannelId, channelNotRegistered, featureNotEnabled,
+            cannotCreateChannelConfig, badRequestParams, badRequestPayload, missingPushType,
         ] {
             table[reason.rawValue] = 400
         }
+        table[topicMismatch.rawValue] = 403
         for reason in [
             badCertificate, badCertificateEnvironment, expiredProviderToken, forbidden, invalidProviderToken,
             missingProviderToken, unrelatedKeyIdInToken, badEnvironmentKeyInToken, badEnvironmentKeyIdInToken,

@@ -20,6 +20,10 @@ public struct ProviderRequestHead: Sendable {
     public var pushType: String?
     /// `apns-collapse-id`.
     public var collapseID: String?
+    /// `apns-channel-id`: the broadcast channel of a channel-management or broadcast request (docs/broadcast.md).
+    public var channelID: String?
+    /// `apns-request-id`: a channel-management or broadcast request's own id, echoed in the answer.
+    public var requestID: String?
     /// Whether one of the headers above was sent more than once (`DuplicateHeaders`).
     public private(set) var hasDuplicates = false
 
@@ -28,7 +32,7 @@ public struct ProviderRequestHead: Sendable {
 
     /// One of the header fields the provider API reads.
     public enum Field: Sendable, Hashable {
-        case method, path, authorization, apnsID, expiration, priority, topic, pushType, collapseID
+        case method, path, authorization, apnsID, expiration, priority, topic, pushType, collapseID, channelID, requestID
     }
 
     /// Records one header field; names are compared in lowercase, as HTTP/2 requires.
@@ -48,6 +52,8 @@ public struct ProviderRequestHead: Sendable {
         case .topic: Self.set(&topic, value, &hasDuplicates)
         case .pushType: Self.set(&pushType, value, &hasDuplicates)
         case .collapseID: Self.set(&collapseID, value, &hasDuplicates)
+        case .channelID: Self.set(&channelID, value, &hasDuplicates)
+        case .requestID: Self.set(&requestID, value, &hasDuplicates)
         }
     }
 
@@ -64,7 +70,8 @@ public struct ProviderRequestHead: Sendable {
         case 10: return matches("apns-topic") ? .topic : nil
         case 13: return matches("authorization") ? .authorization : matches("apns-priority") ? .priority : nil
         case 14: return matches("apns-push-type") ? .pushType : nil
-        case 15: return matches("apns-expiration") ? .expiration : nil
+        case 15:
+            return matches("apns-expiration") ? .expiration : matches("apns-channel-id") ? .channelID : matches("apns-request-id") ? .requestID : nil
         case 16: return matches("apns-collapse-id") ? .collapseID : nil
         default: return nil
         }
@@ -90,6 +97,12 @@ public struct ProviderRequestHead: Sendable {
         case device(String)
         /// `/3/device` or `/3/device/` with nothing after it.
         case missingToken
+        /// `/1/apps/<bundle>/channels`: channel management (docs/broadcast.md).
+        case channels(bundleID: String)
+        /// `/1/apps/<bundle>/all-channels`: the app's channel ids.
+        case allChannels(bundleID: String)
+        /// `/4/broadcasts/apps/<bundle>`: a broadcast to a channel.
+        case broadcast(bundleID: String)
         /// Any other path.
         case other
     }
@@ -101,7 +114,7 @@ public struct ProviderRequestHead: Sendable {
         let utf8 = path.utf8
         let end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
         let prefix = "/3/device".utf8
-        guard utf8[..<end].starts(with: prefix) else { return .other }
+        guard utf8[..<end].starts(with: prefix) else { return Self.broadcastTarget(path[..<end]) }
         var index = utf8.index(utf8.startIndex, offsetBy: prefix.count)
         if index == end { return .missingToken }
         guard utf8[index] == UInt8(ascii: "/") else { return .other }
@@ -109,5 +122,22 @@ public struct ProviderRequestHead: Sendable {
         if index == end { return .missingToken }
         if utf8[index..<end].contains(UInt8(ascii: "/")) { return .other }
         return .device(String(path[index..<end]))
+    }
+
+    /// The channel-management and broadcast paths; `.other` for anything else (off the device-push hot path).
+    private static func broadcastTarget(_ path: Substring) -> PathTarget {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // "", "1", "apps", bundle, "channels" | "all-channels"; "", "4", "broadcasts", "apps", bundle.
+        if parts.count == 5, parts[1] == "1", parts[2] == "apps", !parts[3].isEmpty {
+            switch parts[4] {
+            case "channels": return .channels(bundleID: String(parts[3]))
+            case "all-channels": return .allChannels(bundleID: String(parts[3]))
+            default: return .other
+            }
+        }
+        if parts.count == 5, parts[1] == "4", parts[2] == "broadcasts", parts[3] == "apps", !parts[4].isEmpty {
+            return .broadcast(bundleID: String(parts[4]))
+        }
+        return .other
     }
 }

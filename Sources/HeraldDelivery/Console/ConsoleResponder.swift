@@ -1,35 +1,45 @@
-/// The web console on the web port (docs/console.md): `GET /` and `GET /console` answer one self-contained HTML page
-/// (inline CSS and JavaScript, no external resources) that sends pushes, draws each device's screen and follows
-/// delivery traces through the JSON API under `/api/v1/`.
+import HeraldConsole
+
+/// The web console on the web port (docs/console.md): `GET /` and `GET /console` answer the page, `GET
+/// /console/<file>` its style sheet and script modules (``ConsoleAssets``, built into the binary). The page sends
+/// pushes, draws each device's screen and follows delivery traces through the JSON API under `/api/v1/`.
 ///
-/// Other methods on its paths get `405`; every other path (`/api/…`, `/metrics`, `/device-link`) is left to the
-/// next ``WebResponder``.
+/// Every answer carries a strong `etag` and `cache-control: no-cache`: a browser revalidates each time and gets `304`
+/// while the binary is the same. The CSP allows scripts and styles from the same origin only (no inline ones).
+/// Other methods on its paths get `405`, an unknown file under `/console/` gets `404`; every other path (`/api/…`,
+/// `/metrics`, `/device-link`) is left to the next ``WebResponder``.
 public struct ConsoleResponder: WebResponder {
-    /// The paths it answers.
-    public static let paths: Set<String> = ["/", "/console", "/console/"]
-    /// The page's content type.
-    public static let contentType = "text/html; charset=utf-8"
-    /// What the page may load: only itself and the API on the same origin.
+    /// What the page may load: only its own files and the API on the same origin; no inline script or style.
     public static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    /// How long a browser may reuse an answer without asking: not at all; it revalidates with `If-None-Match`.
+    public static let cacheControl = "no-cache"
 
     /// A console.
     public init() {}
 
     public func respond(to request: WebRequest) async -> WebResponse? {
-        guard Self.paths.contains(request.path) else { return nil }
+        guard ConsoleAssets.isConsolePath(request.path) else { return nil }
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = WebResponse.error(status: 405, "\(request.method) is not allowed on \(request.path); use GET")
             response.headers["allow"] = "GET, HEAD"
             return response
         }
-        let headers = [
-            "content-type": Self.contentType,
-            "cache-control": "no-store",
+        guard let asset = ConsoleAssets.asset(at: request.path) else {
+            return .error(status: 404, "the console has no file at \(request.path)")
+        }
+        var headers = [
+            "etag": asset.entityTag,
+            "cache-control": Self.cacheControl,
             "x-content-type-options": "nosniff",
             "content-security-policy": Self.contentSecurityPolicy,
         ]
-        return WebResponse(status: 200, headers: headers, body: ConsolePage.bytes)
+        let ifNoneMatch = request.headers.filter { $0.name.lowercased() == "if-none-match" }.map(\.value).joined(separator: ",")
+        if !ifNoneMatch.isEmpty, asset.isMatched(byIfNoneMatch: ifNoneMatch) {
+            return WebResponse(status: 304, headers: headers)
+        }
+        headers["content-type"] = asset.contentType
+        return WebResponse(status: 200, headers: headers, body: asset.bytes)
     }
 }

@@ -51,9 +51,9 @@ public struct ConsolePush: Sendable, Hashable {
         self.payload = payload
     }
 
-    /// Reads the form's JSON body; `payload` is a string (the JSON text as typed) or a JSON object.
+    /// Reads the form's JSON body; `payload` is required, a string (the JSON text as typed) or a JSON object.
     ///
-    /// - Throws: a one-line message for a body that is not such an object.
+    /// - Throws: a one-line message for a body that is not such an object, or one with a header value that cannot be sent.
     init(json body: [UInt8]) throws(ConsoleAPIError) {
         let reader = try ConsoleAPIError.bodyReader(body)
         let context = DeviceLinkError(code: .malformedFrame, message: "")
@@ -68,13 +68,19 @@ public struct ConsolePush: Sendable, Hashable {
             collapseID = try reader.optionalString("collapseID", context: context)
             apnsID = try reader.optionalString("apnsID", context: context)
             switch reader.object["payload"] {
-            case nil, .null?: payload = []
+            case nil, .null?: throw context.with(message: "\"payload\" is required: a string (the JSON text) or a JSON object")
             case .string(let text)?: payload = Array(text.utf8)
             case .object?: payload = try reader.rawObject("payload", context: context)
             default: throw context.with(message: "\"payload\" must be a string (the JSON text) or a JSON object")
             }
         } catch {
             throw .badRequest(error.message)
+        }
+        // These become header values (`bundleID` the topic when there is none), where HTTP/2 forbids NUL, CR and LF
+        // (RFC 9113 §8.2.1): such a push cannot be sent at all, so it is the form's error, not the gateway's verdict.
+        let headerValues = [("bundleID", bundleID), ("topic", topic), ("pushType", pushType), ("collapseID", collapseID), ("apnsID", apnsID)]
+        for case let (name, value?) in headerValues where value.utf8.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) {
+            throw .badRequest("\"\(name)\" cannot be sent: a header value may not contain NUL, CR or LF")
         }
     }
 }

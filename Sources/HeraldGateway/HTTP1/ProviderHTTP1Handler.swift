@@ -55,6 +55,10 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
     private func finishRequest(context: ChannelHandlerContext) {
         let decision = processor.process(head: head, body: body, bodyTooLarge: oversized, connection: &connection)
         _ = connection.takeStreamLimitRaise()
+        carryOut(decision, context: context)
+    }
+
+    private func carryOut(_ decision: ProviderDecision, context: ChannelHandlerContext) {
         switch decision {
         case .respond(let response):
             write(response, context: context)
@@ -74,13 +78,52 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
                     context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
                 }
             }
+        case .perform(let work):
+            inFlight = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            work { response in
+                eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.inFlight = false
+                    handler.write(response, context: context)
+                    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+                }
+            }
+        case .reset, .close:
+            // HTTP/1.1 has no stream to reset: the connection is closed without an answer.
+            context.close(promise: nil)
+        case .then(let decision, .goAway):
+            // The answer carries `connection: close`, and the connection closes after it.
+            closeWhenDone = true
+            carryOut(decision, context: context)
+        case .then(let decision, .stall(let amount)):
+            carryOut(decision, context: context)
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: amount) {
+                loopBound.value.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+            }
+        case .delayed(let delay, let later):
+            // One request at a time on HTTP/1.1: nothing more is read until it is answered.
+            inFlight = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = loopBound.value
+                handler.inFlight = false
+                context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+                handler.carryOut(later, context: context)
+            }
         }
     }
 
     private func write(_ response: ProviderResponse, context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        headers.add(name: "apns-id", value: response.apnsID)
+        if response.sendsAPNSID { headers.add(name: "apns-id", value: response.apnsID) }
         if let uniqueID = response.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID) }
+        for field in response.extraHeaders { headers.add(name: field.name.description, value: field.value) }
         let body = response.body ?? []
         if !body.isEmpty { headers.add(name: "content-type", value: "application/json") }
         headers.add(name: "content-length", value: String(body.count))

@@ -16,6 +16,11 @@ extension ProviderHTTP2Connection {
             limitRaised = true
             streamLimit = max(streamLimit, maximumConcurrentStreams)
         }
+        carryOut(decision, streamID: streamID, stream: stream, context: context)
+    }
+
+    private func carryOut(_ decision: ProviderDecision, streamID: UInt32, stream: Stream, context: ChannelHandlerContext) {
+        var stream = stream
         switch decision {
         case .respond(let response):
             write(response, streamID: streamID, stream: stream)
@@ -32,7 +37,79 @@ extension ProviderHTTP2Connection {
                     loopBound.value.committed(result, response: response, streamID: streamID)
                 }
             }
+        case .reset:
+            do {
+                try reset(streamID: streamID, errorCode: .internalError)
+                scheduleFlush(context: context)
+            } catch {
+                fail(error, context: context)
+            }
+            closeIfDrained(context: context)
+        case .close:
+            failed = true
+            flushIfNeeded(context: context, force: true)
+            context.close(promise: nil)
+        case .then(let decision, let fault):
+            carryOut(decision, streamID: streamID, stream: stream, context: context)
+            guard !failed else { return }
+            carryOut(fault, context: context)
+        case .perform(let work):
+            // Held like a commit until the work answers.
+            stream.commitPending = true
+            streams[streamID] = stream
+            inFlightCommits += 1
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            work { response in
+                eventLoop.execute { loopBound.value.performed(response, streamID: streamID) }
+            }
+        case .delayed(let delay, let later):
+            // Held like a commit: open, counted against the limit, keeping the connection from closing.
+            stream.commitPending = true
+            streams[streamID] = stream
+            inFlightCommits += 1
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: delay) {
+                loopBound.value.resume(later, streamID: streamID)
+            }
         }
+    }
+
+    private func carryOut(_ fault: ConnectionFault, context: ChannelHandlerContext) {
+        switch fault {
+        case .goAway(let reason):
+            goAway(reason: reason, context: context)
+        case .stall(let amount):
+            stall(for: amount, context: context)
+        }
+    }
+
+    /// Answers a stream whose work is done, unless it was reset meanwhile.
+    private func performed(_ response: ProviderResponse, streamID: UInt32) {
+        inFlightCommits -= 1
+        guard let context else { return }
+        if var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed {
+            stream.commitPending = false
+            write(response, streamID: streamID, stream: stream)
+            scheduleFlush(context: context)
+        }
+        closeIfDrained(context: context)
+    }
+
+    /// After a fault rule's delay: carries out the decision. A stream reset (or a connection closed) meanwhile gets
+    /// no answer, but its notification is committed all the same, as one whose commit had begun.
+    private func resume(_ decision: ProviderDecision, streamID: UInt32) {
+        inFlightCommits -= 1
+        guard let context, var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed else {
+            if case .commit(let notification, _, let startedAt) = decision {
+                processor.commit(notification, startedAt: startedAt) { _ in }
+            }
+            if let context { closeIfDrained(context: context) }
+            return
+        }
+        stream.commitPending = false
+        carryOut(decision, streamID: streamID, stream: stream, context: context)
+        scheduleFlush(context: context)
     }
 
     private func committed(_ result: Result<Void, any Error>, response: ProviderResponse, streamID: UInt32) {
@@ -57,9 +134,14 @@ extension ProviderHTTP2Connection {
         let body = response.body
         outbound.writeHeadersFrame(streamID: streamID, endStream: body == nil) { block in
             HPACKResponseEncoder.writeStatus(response.status, into: &block)
-            HPACKResponseEncoder.writeLiteral(name: "apns-id", value: response.apnsID.utf8, into: &block)
+            if response.sendsAPNSID {
+                HPACKResponseEncoder.writeLiteral(name: "apns-id", value: response.apnsID.utf8, into: &block)
+            }
             if let uniqueID = response.uniqueID {
                 HPACKResponseEncoder.writeLiteral(name: "apns-unique-id", value: uniqueID.utf8, into: &block)
+            }
+            for field in response.extraHeaders {
+                HPACKResponseEncoder.writeLiteral(name: field.name, value: field.value.utf8, into: &block)
             }
             if body != nil {
                 HPACKResponseEncoder.writeLiteral(nameIndex: HPACKStaticTable.contentTypeNameIndex, value: "application/json".utf8, into: &block)

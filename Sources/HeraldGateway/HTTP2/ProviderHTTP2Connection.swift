@@ -63,6 +63,8 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
     var pendingControlFrames = 0
     /// A read held back while the channel is not writable.
     var readPending = false
+    /// Whether a fault rule's `stallMs` holds reads back.
+    var stalled = false
     /// The last streams Herald reset, whose late frames are ignored rather than taken as errors (RFC 9113 §5.1).
     var recentlyReset = RecentStreams()
     var outbound: ByteBuffer
@@ -171,10 +173,25 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
     /// Holds reads back while the channel is not writable: a client that does not read our answers (or PING
     /// acknowledgements) is not read either, so nothing piles up on its behalf (RFC 9113 §10.5).
     func read(context: ChannelHandlerContext) {
-        if context.channel.isWritable || failed {
+        if stalled && !failed {
+            readPending = true
+        } else if context.channel.isWritable || failed {
             context.read()
         } else {
             readPending = true
+        }
+    }
+
+    /// A fault rule's `stallMs`: reads nothing more for `amount`, then reads again (docs/faults.md).
+    func stall(for amount: TimeAmount, context: ChannelHandlerContext) {
+        stalled = true
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: amount) {
+            let handler = loopBound.value
+            handler.stalled = false
+            guard let context = handler.context, handler.readPending, context.channel.isWritable else { return }
+            handler.readPending = false
+            context.read()
         }
     }
 
@@ -182,7 +199,7 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
         if context.channel.isWritable {
             pendingControlFrames = 0
             flushIfNeeded(context: context)
-            if readPending {
+            if readPending && !stalled {
                 readPending = false
                 context.read()
             }
@@ -201,7 +218,7 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
     }
 
     /// Ends the connection after a protocol error: GOAWAY with the error code, then close (RFC 9113 §5.4.1).
-    private func fail(_ error: HTTP2ConnectionError, context: ChannelHandlerContext) {
+    func fail(_ error: HTTP2ConnectionError, context: ChannelHandlerContext) {
         failed = true
         if case .goAway(let code) = error {
             processor.metrics.recordProtocolError(code)
@@ -215,7 +232,7 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
     ///
     /// A second request to close (the connection stayed idle a whole timeout after GOAWAY, for instance with an answer
     /// waiting for a window the client never opens) closes at once, unless a commit is still to be answered.
-    private func goAway(reason: APNSReason, context: ChannelHandlerContext) {
+    func goAway(reason: APNSReason, context: ChannelHandlerContext) {
         guard !failed else { return }
         guard !goingAway else {
             guard inFlightCommits == 0 else { return }

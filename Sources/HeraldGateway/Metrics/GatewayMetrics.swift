@@ -32,6 +32,8 @@ public struct GatewayMetrics: Sendable {
     let connectionLimitRefusals: Counter
     /// Requests answered `431` for a header list above SETTINGS_MAX_HEADER_LIST_SIZE (`header_list_too_large`).
     let headerListTooLarge: Counter
+    /// Requests a fault rule applied to: answered instead of the real answer, or delayed (docs/faults.md).
+    private let faults: Counter
 
     static let protocolErrorsName = "herald_provider_protocol_errors_total"
     static let protocolErrorsHelp = "Provider connections and streams ended by a protocol error or a limit, by HTTP/2 error code or Herald name."
@@ -81,6 +83,18 @@ public struct GatewayMetrics: Sendable {
         handshakeTimeouts = protocolErrors("handshake_timeout")
         connectionLimitRefusals = protocolErrors("connection_limit")
         headerListTooLarge = protocolErrors("header_list_too_large")
+        faults = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_faults_total",
+                unitName: "",
+                helpText: "Provider requests a fault rule applied to: answered with its error (also counted as rejected) or delayed."
+            )
+        )
+    }
+
+    /// Counts a request a fault rule applied to.
+    func recordFault() {
+        faults.increment()
     }
 
     /// Counts a GOAWAY or RST_STREAM Herald sent with an error code (NO_ERROR is not counted).

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldStore
+import NIOCore
 import Prometheus
 
 /// What to do with one request: answer now, or commit and then answer.
@@ -9,6 +10,24 @@ enum ProviderDecision: Sendable {
     case respond(ProviderResponse)
     /// Commit, then answer; `startedAt` is when the request was complete (for the accept latency).
     case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant)
+    /// Work off the event loop (a channel-management request's store access), then answer with what it reports.
+    case perform(@Sendable (_ answer: @escaping @Sendable (ProviderResponse) -> Void) -> Void)
+    /// Wait, then carry out the decision (a fault rule's `delayMs`, docs/faults.md).
+    indirect case delayed(TimeAmount, ProviderDecision)
+    /// A fault rule's `reset`: RST_STREAM instead of an answer (HTTP/1.1: close the connection).
+    case reset
+    /// A fault rule's `close`: close the connection instead of answering.
+    case close
+    /// Carry out the decision, then a fault rule's GOAWAY or stall.
+    indirect case then(ProviderDecision, ConnectionFault)
+}
+
+/// What a fault rule does to the connection after the answer.
+enum ConnectionFault: Sendable {
+    /// GOAWAY with this reason, then close once the streams are done.
+    case goAway(APNSReason)
+    /// Read nothing more for this long.
+    case stall(TimeAmount)
 }
 
 /// Decides every provider request in the documented order (docs/provider-api.md) and commits accepted ones.
@@ -19,8 +38,8 @@ final class ProviderRequestProcessor: Sendable {
     /// 5120 bytes, spec §A.6) plus one, so that "too large" is known without keeping the rest.
     static let bodyLimit = ProviderRequestRules.bodyLimit
 
-    private let services: ProviderServices
-    private let environment: APNSEnvironment
+    let services: ProviderServices
+    let environment: APNSEnvironment
     private let policy: ValidationPolicy
     private let rules: ProviderRequestRules
     private let rateLimiter: TokenRateLimiter?
@@ -69,7 +88,61 @@ final class ProviderRequestProcessor: Sendable {
         let apnsID = providedID?.text ?? generatedIDFormat.make().text
         // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
-        switch decide(head: head, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
+        if !services.faults.isEmpty, let hit = services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds()) {
+            metrics.recordFault()
+            var decision: ProviderDecision
+            switch (hit.connection, hit.answer) {
+            case (.reset?, _): decision = .reset
+            case (.close?, _): decision = .close
+            case (_, let answer?): decision = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
+            case (_, nil):
+                decision = self.decision(
+                    head: head,
+                    body: body,
+                    bodyTooLarge: bodyTooLarge,
+                    connection: &connection,
+                    apnsID: apnsID,
+                    uniqueID: uniqueID,
+                    startedAt: startedAt
+                )
+            }
+            switch hit.connection {
+            case .goAway(let reason)?: decision = .then(decision, .goAway(APNSReason(rawValue: reason)))
+            case .stall(let milliseconds)?: decision = .then(decision, .stall(.milliseconds(milliseconds)))
+            default: break
+            }
+            guard let delay = hit.delayMilliseconds, delay > 0 else { return decision }
+            return .delayed(.milliseconds(delay), decision)
+        }
+        return decision(
+            head: head,
+            body: body,
+            bodyTooLarge: bodyTooLarge,
+            connection: &connection,
+            apnsID: apnsID,
+            uniqueID: uniqueID,
+            startedAt: startedAt
+        )
+    }
+
+    /// The decision for a request no fault rule answers.
+    private func decision(
+        head: ProviderRequestHead,
+        body: [UInt8],
+        bodyTooLarge: Bool,
+        connection: inout ProviderConnectionState,
+        apnsID: String,
+        uniqueID: String?,
+        startedAt: ContinuousClock.Instant
+    ) -> ProviderDecision {
+        let target = head.pathTarget
+        switch target {
+        case .channels(let bundleID), .allChannels(let bundleID):
+            return channelDecision(head: head, target: target, bundleID: bundleID, body: body, bodyTooLarge: bodyTooLarge, connection: &connection)
+        default:
+            break
+        }
+        switch decide(head: head, target: target, body: body, bodyTooLarge: bodyTooLarge, connection: &connection, apnsID: apnsID) {
         case .failure(let rejection):
             metrics.recordRejected(rejection.reason)
             var response = ProviderResponse.failure(rejection.reason, apnsID: apnsID, timestamp: rejection.timestamp)
@@ -105,8 +178,17 @@ final class ProviderRequestProcessor: Sendable {
 
     typealias Rejection = ProviderRequestRules.Rejection
 
+    /// The answer a fault rule gives instead of the real one: the notification is not stored (docs/faults.md).
+    private func faultResponse(_ answer: FaultAnswer, apnsID: String, uniqueID: String?) -> ProviderResponse {
+        metrics.recordRejected(answer.reason)
+        var response = ProviderResponse.failure(answer.reason, apnsID: apnsID, timestamp: answer.timestamp ?? services.clock.nowMilliseconds())
+        response.uniqueID = uniqueID
+        return response
+    }
+
     private func decide(
         head: ProviderRequestHead,
+        target: ProviderRequestHead.PathTarget,
         body: [UInt8],
         bodyTooLarge: Bool,
         connection: inout ProviderConnectionState,
@@ -117,10 +199,11 @@ final class ProviderRequestProcessor: Sendable {
         // 1. method, 2. path
         guard head.method == "POST" else { return .failure(Rejection(reason: .methodNotAllowed)) }
         let tokenText: String
-        switch head.pathTarget {
-        case .other: return .failure(Rejection(reason: .badPath))
+        switch target {
         case .missingToken: return .failure(Rejection(reason: .missingDeviceToken))
         case .device(let text): tokenText = text
+        // Broadcasts are not served yet (docs/broadcast.md); channel management never reaches here.
+        case .other, .broadcast, .channels, .allChannels: return .failure(Rejection(reason: .badPath))
         }
         // 3. duplicate headers
         guard !head.hasDuplicates else { return .failure(Rejection(reason: .duplicateHeaders)) }
@@ -156,7 +239,7 @@ final class ProviderRequestProcessor: Sendable {
     }
 
     /// Runs the connection's authentication rules, loading a key the verifier has not seen from the store.
-    private func authenticate(
+    func authenticate(
         head: ProviderRequestHead,
         connection: inout ProviderConnectionState,
         nowSeconds: Int64

@@ -15,18 +15,22 @@ public struct ProviderServices: Sendable {
     ///
     /// Runs on the store's writer thread: it must only hand the notification on, never block.
     public var onAccepted: (@Sendable (AcceptedNotification, Int64) -> Void)?
+    /// The failures on demand in force (docs/faults.md); empty unless someone adds a rule.
+    public var faults: FaultTable
 
     /// Creates the services.
     public init(
         store: any NotificationStore,
         verifier: ProviderTokenVerifier = ProviderTokenVerifier(),
         clock: any WallClock = SystemWallClock(),
-        onAccepted: (@Sendable (AcceptedNotification, Int64) -> Void)? = nil
+        onAccepted: (@Sendable (AcceptedNotification, Int64) -> Void)? = nil,
+        faults: FaultTable = FaultTable()
     ) {
         self.store = store
         self.verifier = verifier
         self.clock = clock
         self.onAccepted = onAccepted
+        self.faults = faults
     }
 }
 

@@ -32,6 +32,11 @@ enum SQLiteSchema {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v6") { db in
+            for statement in v6 {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 
@@ -295,5 +300,20 @@ enum SQLiteSchema {
         CREATE TRIGGER app_deleted AFTER DELETE ON app
         BEGIN UPDATE registry_revision SET value = value + 1 WHERE id = 1; END
         """,
+    ]
+
+    /// v6: broadcast channels (docs/broadcast.md), per app and environment.
+    private static let v6: [String] = [
+        """
+        CREATE TABLE channel (
+            id TEXT PRIMARY KEY NOT NULL CHECK (length(id) BETWEEN 1 AND 64),
+            bundle_id TEXT NOT NULL CHECK (length(bundle_id) BETWEEN 1 AND 255),
+            environment TEXT NOT NULL CHECK (environment IN ('sandbox', 'production')),
+            storage_policy INTEGER NOT NULL CHECK (storage_policy IN (0, 1)),
+            push_type TEXT NOT NULL CHECK (length(push_type) BETWEEN 1 AND 64),
+            created_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID
+        """,
+        "CREATE INDEX channel_by_app ON channel (bundle_id, environment)",
     ]
 }

@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import SwiftASN1
 import Testing
 import X509
 
 @testable import HeraldAuth
 
-@Suite("Provider certificates")
+@Suite("Provider certificates", .tier(.unit))
 struct ProviderCertificateTests {
     static let authority = try! DevelopmentCertificateAuthority.generate(now: date(AuthFixtures.now))
     let now = AuthFixtures.now

@@ -1,9 +1,10 @@
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldAuth
 
-@Suite("Connection authentication state machine")
+@Suite("Connection authentication state machine", .tier(.unit))
 struct ConnectionAuthenticationTests {
     let now = AuthFixtures.now
     let teamKey = try! AuthFixtures.privateKey("KEYAAAAAAA").record(environments: .sandbox)

@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldAuth
 
-@Suite("Bearer authorization header")
+@Suite("Bearer authorization header", .tier(.unit))
 struct BearerAuthorizationTests {
     @Test(
         "reads the token whatever the scheme's case and spacing",

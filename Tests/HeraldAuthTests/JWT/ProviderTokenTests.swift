@@ -1,9 +1,10 @@
 import Crypto
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldAuth
 
-@Suite("Provider token parsing and signatures")
+@Suite("Provider token parsing and signatures", .tier(.unit))
 struct ProviderTokenTests {
     let key = AuthFixtures.privateKey()
 

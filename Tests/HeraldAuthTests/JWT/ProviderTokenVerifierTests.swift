@@ -1,9 +1,10 @@
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldAuth
 
-@Suite("Provider token verification")
+@Suite("Provider token verification", .tier(.unit))
 struct ProviderTokenVerifierTests {
     let key = AuthFixtures.privateKey()
     let now = AuthFixtures.now

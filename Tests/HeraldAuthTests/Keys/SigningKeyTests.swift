@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldAuth
 
-@Suite("Signing keys and .p8 files")
+@Suite("Signing keys and .p8 files", .tier(.unit))
 struct SigningKeyTests {
     @Test("a generated key's .p8 is PKCS#8 PEM and reads back to the same key")
     func p8RoundTrip() throws {
@@ -108,7 +109,7 @@ struct SigningKeyTests {
     }
 }
 
-@Suite("Signing key records as JSON")
+@Suite("Signing key records as JSON", .tier(.unit))
 struct SigningKeyCodableTests {
     @Test("a record round-trips through JSON, and a team-scoped record needs no topics")
     func roundTrip() throws {

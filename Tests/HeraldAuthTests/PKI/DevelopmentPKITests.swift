@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 import X509
 
 @testable import HeraldAuth
 
-@Suite("Development PKI")
+@Suite("Development PKI", .tier(.unit))
 struct DevelopmentPKITests {
     let now = Date(timeIntervalSince1970: TimeInterval(AuthFixtures.now))
 

@@ -2,11 +2,12 @@ import Foundation
 import HeraldCore
 import HeraldDeviceLink
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Inspection API: live over HTTP/1.1, checked against docs/inspection-api.json")
+@Suite("Inspection API: live over HTTP/1.1, checked against docs/inspection-api.json", .tier(.inProcess))
 struct InspectionAPITests {
     static let app = "com.example.app"
 
@@ -74,7 +75,7 @@ struct InspectionAPITests {
         }
     }
 
-    @Test("the schema check finds a missing member, a wrong type and a bad enum value")
+    @Test("the schema check finds a missing or unknown member, a wrong type, a bad enum value or pattern, a oneOf mismatch")
     func schemaCheckIsNotVacuous() throws {
         let document = try OpenAPIDocument.load()
         let schema = try document.responseSchema(path: "/api/v1/devices", status: 200)
@@ -84,7 +85,16 @@ struct InspectionAPITests {
         #expect(try document.problems(missing, against: schema) == ["$.devices[0].online is missing"])
         let token: [String: Any] = ["token": "t", "bundleID": "b", "environment": "staging", "registeredAt": true, "unregisteredAt": NSNull()]
         let wrong: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": 1, "screenAt": 2, "tokens": [token]]]]
-        #expect(try document.problems(wrong, against: schema).count == 3)
+        // online (type), environment (enum), registeredAt (type), token (pattern).
+        #expect(try document.problems(wrong, against: schema).count == 4)
+        let extra: [String: Any] = ["devices": [], "more": 1]
+        #expect(try document.problems(extra, against: schema) == ["$.more is not in the schema"])
+        // oneOf: a verdict is either valid alone or invalid with status, reason and message.
+        let validation = try document.responseSchema(path: "/api/v1/console/validate", method: "post", status: 200)
+        #expect(try document.problems(["valid": true], against: validation).isEmpty)
+        #expect(try document.problems(["valid": false, "status": 400, "reason": "PayloadEmpty", "message": "m"], against: validation).isEmpty)
+        #expect(try document.problems(["valid": false], against: validation).count == 1)
+        #expect(try document.problems(["valid": true, "status": 400], against: validation).count == 1)
     }
 
     @Test("each documented path answers 200 with a body that fits its documented schema")

@@ -1,12 +1,13 @@
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
 /// The device link's console frames on a live web port (tier 3): screens kept per device, `interact` forwarded
 /// and answered, and the size limits.
-@Suite("Device link: screens and interactions")
+@Suite("Device link: screens and interactions", .tier(.inProcess))
 struct DeviceLinkConsoleTests {
     static let app = "com.example.app"
 

@@ -1,11 +1,12 @@
 import HeraldCore
 import HeraldDeviceLink
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Device link: end to end with the running engine and a real SQLiteStore")
+@Suite("Device link: end to end with the running engine and a real SQLiteStore", .tier(.inProcess))
 struct DeviceLinkEndToEndTests {
     static let app = "com.example.app"
 

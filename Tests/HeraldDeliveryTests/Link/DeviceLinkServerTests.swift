@@ -1,11 +1,12 @@
 import HeraldCore
 import HeraldDeviceLink
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Device link: live server and client")
+@Suite("Device link: live server and client", .tier(.inProcess))
 struct DeviceLinkServerTests {
     static let app = "com.example.app"
 

@@ -1,10 +1,11 @@
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Device link: connection state machine")
+@Suite("Device link: connection state machine", .tier(.unit))
 struct DeviceLinkStateMachineTests {
     typealias Machine = DeviceLinkConnection.StateMachine
 

@@ -1,10 +1,11 @@
+import HeraldTestTiers
 import NIOCore
 import NIOPosix
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Web port: server work queue")
+@Suite("Web port: server work queue", .tier(.unit))
 struct ServerWorkQueueTests {
     @Test("work runs in the processing task and its future completes with the result")
     func runs() async throws {

@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDeviceLink
 import HeraldGateway
 import HeraldStore
+import HeraldTestTiers
 import Logging
 import NIOPosix
 import Prometheus
@@ -16,7 +17,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Metrics: GET /metrics on the web port")
+@Suite("Metrics: GET /metrics on the web port", .tier(.inProcess))
 struct MetricsEndpointTests {
     @Test("GET /metrics answers the registry in the text format 0.0.4; other methods 405; other paths are not taken")
     func endpointRouting() async throws {

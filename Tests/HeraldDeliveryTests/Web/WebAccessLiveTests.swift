@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
@@ -8,7 +9,7 @@ import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Web port access, live: the policy guards every request; device links that go silent are closed")
+@Suite("Web port access, live: the policy guards every request; device links that go silent are closed", .tier(.inProcess))
 struct WebAccessLiveTests {
     @Test("A cross-origin POST is 403 and a form body 415 before any responder runs; the console's own POST reaches it")
     func crossOriginRefused() async throws {

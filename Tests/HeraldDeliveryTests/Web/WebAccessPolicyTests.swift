@@ -1,8 +1,9 @@
+import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
 
-@Suite("Web port access: Origin, Content-Type, Host and the API token")
+@Suite("Web port access: Origin, Content-Type, Host and the API token", .tier(.unit))
 struct WebAccessPolicyTests {
     static let host = ("host", "127.0.0.1:2196")
 

@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOHTTP2
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldGateway
 
 /// RFC 7541 (HPACK) on the provider port: decoding errors are connection errors COMPRESSION_ERROR (RFC 9113 §4.3).
-@Suite("RFC 7541: HPACK")
+@Suite("RFC 7541: HPACK", .tier(.unit))
 struct RFC7541Tests {
     @Test(
         "§5.2: invalid Huffman in a header Herald ignores is still a COMPRESSION_ERROR",

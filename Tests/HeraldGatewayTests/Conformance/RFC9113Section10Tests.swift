@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import NIOHTTP2
@@ -6,7 +7,7 @@ import Testing
 @testable import HeraldGateway
 
 /// RFC 9113 §10.5 (denial-of-service considerations): every buffer a client can fill on the provider port is bounded.
-@Suite("RFC 9113 §10.5: limits")
+@Suite("RFC 9113 §10.5: limits", .tier(.unit))
 struct RFC9113Section10Tests {
     /// A PING or an empty SETTINGS: each must be acknowledged.
     enum ControlFrame: String, CaseIterable, CustomTestStringConvertible {

@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import NIOHTTP2
@@ -6,7 +7,7 @@ import Testing
 @testable import HeraldGateway
 
 /// RFC 9113 §3.4 (the connection preface) on the provider port.
-@Suite("RFC 9113 §3: starting HTTP/2")
+@Suite("RFC 9113 §3: starting HTTP/2", .tier(.unit))
 struct RFC9113Section3Tests {
     @Test("§3.4: the server's preface is a SETTINGS frame (with the header list limit), sent before anything else")
     func serverPreface() async throws {

@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOHTTP2
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldGateway
 
 /// RFC 9113 §4 (HTTP frames) on the provider port, frame by frame on bytes.
-@Suite("RFC 9113 §4: HTTP frames")
+@Suite("RFC 9113 §4: HTTP frames", .tier(.unit))
 struct RFC9113Section4Tests {
     @Test("§4.1: a frame of an unknown type is ignored and the connection goes on")
     func unknownFrameTypeIgnored() async throws {

@@ -1,4 +1,5 @@
 import Dispatch
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import NIOHTTP2
@@ -7,7 +8,7 @@ import Testing
 @testable import HeraldGateway
 
 /// RFC 9113 §5 (streams and multiplexing) on the provider port, frame by frame on bytes.
-@Suite("RFC 9113 §5: streams")
+@Suite("RFC 9113 §5: streams", .tier(.inProcess))
 struct RFC9113Section5Tests {
     @Test("§5.1: HEADERS on a closed stream is a connection error STREAM_CLOSED, not silence")
     func headersOnClosedStream() async throws {

@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOHTTP2
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldGateway
 
 /// RFC 9113 §6 (frame definitions) on the provider port, frame by frame on bytes.
-@Suite("RFC 9113 §6: frame definitions")
+@Suite("RFC 9113 §6: frame definitions", .tier(.inProcess))
 struct RFC9113Section6Tests {
     /// One frame that breaks a rule of §6, and the connection error it must cause.
     struct FrameRule: Sendable, CustomTestStringConvertible {

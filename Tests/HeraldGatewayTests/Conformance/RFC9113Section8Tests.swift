@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOHTTP2
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldGateway
 
 /// RFC 9113 §8 (expressing HTTP semantics) on the provider port: malformed requests are stream errors.
-@Suite("RFC 9113 §8: HTTP semantics")
+@Suite("RFC 9113 §8: HTTP semantics", .tier(.unit))
 struct RFC9113Section8Tests {
     /// How a valid request is made malformed.
     enum Fault: String, CaseIterable, CustomTestStringConvertible {

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldTestTiers
 import NIOCore
 import NIOHPACK
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @testable import HeraldGateway
 
 /// Tier 1: the HPACK decoder against RFC 7541 Appendix C, and malformed blocks.
-@Suite("HPACK decoder")
+@Suite("HPACK decoder", .tier(.unit))
 struct HPACKFieldDecoderTests {
     @Test("C.2: the four literal and indexed forms")
     func literalForms() throws {

@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOHTTP2
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldGateway
 
 /// Tier 1: the frame reader on byte strings.
-@Suite("HTTP/2 frame reader")
+@Suite("HTTP/2 frame reader", .tier(.unit))
 struct HTTP2FrameReaderTests {
     @Test("the preface and frames are read across any split of the bytes")
     func splitAcrossReads() throws {

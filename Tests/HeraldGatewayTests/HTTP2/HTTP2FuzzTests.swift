@@ -1,3 +1,4 @@
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import HeraldGateway
 
 /// Tier 1 and 2: random and mutated input never crashes the codec; it is decoded or refused with an error.
-@Suite("HTTP/2 codec on random input")
+@Suite("HTTP/2 codec on random input", .tier(.unit))
 struct HTTP2FuzzTests {
     @Test("random and mutated header blocks decode or throw HPACKError")
     func headerBlocks() {

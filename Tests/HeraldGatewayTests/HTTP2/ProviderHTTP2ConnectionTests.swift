@@ -1,5 +1,6 @@
 import Dispatch
 import HeraldCore
+import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
 import NIOHTTP2
@@ -8,7 +9,7 @@ import Testing
 @testable import HeraldGateway
 
 /// Tier 2: the provider HTTP/2 connection on an in-memory channel, frame by frame.
-@Suite("Provider HTTP/2 connection in process")
+@Suite("Provider HTTP/2 connection in process", .tier(.inProcess))
 struct ProviderHTTP2ConnectionTests {
     @Test("SETTINGS and the connection window first, then a valid push is answered 200 after its commit")
     func acceptsPush() async throws {

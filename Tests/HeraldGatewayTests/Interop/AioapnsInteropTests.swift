@@ -1,13 +1,15 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldGateway
+import HeraldTestTiers
 import Testing
 
 /// Tier 3 interop: aioapns (PyPI), an unmodified APNs client, against a live gateway over TLS.
 ///
 /// Each run sends three alerts in order: to a registered token (200), to a token nobody registered
 /// (400 `BadDeviceToken`) and to an unregistered one (410 `Unregistered`).
-@Suite("Interop: aioapns against a live gateway", .serialized)
+@Suite("Interop: aioapns against a live gateway", .serialized, .tier(.process))
 struct AioapnsInteropTests {
     @Test("token authentication (.p8): 200, 400 BadDeviceToken, 410 Unregistered on one connection")
     func tokenAuthentication() async throws {
@@ -32,6 +34,41 @@ struct AioapnsInteropTests {
             let privateKey = fixture.directory.appendingPathComponent("provider-key.pem")
             try issued.write(certificateTo: certificate, privateKeyTo: privateKey)
             try await sendThreeAndCheck(fixture, credentials: ["--cert", certificate.path, "--key", privateKey.path])
+        }
+    }
+
+    @Test("fault rules as aioapns sees them: 503 once, a delayed 200, 429 for one token, 410 with the rule's timestamp")
+    func faults() async throws {
+        try await withGateway { fixture in
+            let first = try await fixture.registerToken()
+            let second = try await fixture.registerToken()
+            let throttled = try await fixture.registerToken()
+            let gone = try await fixture.registerToken()
+            for rule in [
+                #"{"match": {"topic": "\#(GatewayFixture.topic)"}, "status": 503, "reason": "ServiceUnavailable", "count": 1}"#,
+                #"{"match": {"token": "\#(second.hex)"}, "delayMs": 300}"#,
+                #"{"match": {"token": "\#(throttled.hex)"}, "status": 429}"#,
+                #"{"match": {"token": "\#(gone.hex)"}, "status": 410, "timestamp": 1700000000000}"#,
+            ] {
+                try fixture.faults.add(FaultRule(json: Array(rule.utf8)))
+            }
+            let p8 = fixture.directory.appendingPathComponent("AuthKey.p8")
+            try fixture.key.write(p8To: p8)
+            let port = try await fixture.port(tls: true)
+            var arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--ca", fixture.pki.files.caCertificate.path]
+            arguments += ["--topic", GatewayFixture.topic, "--p8", p8.path, "--key-id", GatewayFixture.keyID, "--team-id", GatewayFixture.teamID]
+            arguments += ["--token", first.hex, "--token", first.hex, "--token", second.hex, "--token", throttled.hex, "--token", gone.hex]
+            let (result, answers) = try await Interop.aioapns(arguments)
+            #expect(result.succeeded, "\(result)")
+            try #require(answers.count == 5, "\(result)")
+            #expect(answers.map(\.status) == [503, 200, 200, 429, 410], "\(result)")
+            #expect(answers.map(\.reason) == ["ServiceUnavailable", nil, nil, "TooManyRequests", "Unregistered"], "\(result)")
+            #expect(answers[4].timestamp == 1_700_000_000_000, "\(result)")
+            #expect(answers.allSatisfy { isUUID($0.apnsID) }, "\(result)")
+            #expect(Set(answers.map(\.connection)) == [1], "one connection throughout: \(result)")
+            #expect(try await fixture.store.listNotifications(token: first, limit: 10).count == 1)
+            #expect(try await fixture.store.listNotifications(token: second, limit: 10).count == 1)
+            #expect(try await fixture.store.listNotifications(token: throttled, limit: 10).isEmpty)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 /// The web console in a real browser (tier 3): `herald serve`, a `herald device` enrolled with a manifest, and
@@ -7,7 +8,7 @@ import Testing
 ///
 /// Needs Debian's `chromium` and `chromium-driver` and selenium in the interop Python; `bash .ci/run` installs them.
 /// Without them the test fails and says so: it never skips silently.
-@Suite("Interop: the web console in headless Chromium", .serialized)
+@Suite("Interop: the web console in headless Chromium", .serialized, .tier(.browser))
 struct ConsoleBrowserTests {
     static let app = "com.example.console"
     static let category = "message"
@@ -104,6 +105,10 @@ struct ConsoleBrowserTests {
                 "\(context)"
             )
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
+            // Nothing the console does is refused by its CSP; the probe shows the check can see a refusal.
+            #expect(summary["cspViolations"] as? [String] == [], "\(context)")
+            #expect((summary["cspProbe"] as? [String])?.first?.hasPrefix("style-src") == true, "\(context)")
+            #expect(summary["cspProbeLogged"] as? Bool == true, "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
             #expect(screenshots.count == 12, "\(context)")
             // The silent push showed nothing on the phone; the filter left the first push; the zone is named.

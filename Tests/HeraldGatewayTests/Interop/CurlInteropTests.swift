@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestTiers
 import Testing
 
 /// How curl reaches the gateway.
@@ -55,7 +56,7 @@ enum CurlTransport: String, CaseIterable, Sendable, CustomTestStringConvertible 
 }
 
 /// Tier 3 interop: curl, a client nobody here wrote, against a live gateway over each wire it speaks.
-@Suite("Interop: curl against a live gateway", .serialized)
+@Suite("Interop: curl against a live gateway", .serialized, .tier(.process))
 struct CurlInteropTests {
     @Test("a valid alert gets 200, an apns-id and no body, and is stored", arguments: CurlTransport.allCases)
     func accepted(transport: CurlTransport) async throws {

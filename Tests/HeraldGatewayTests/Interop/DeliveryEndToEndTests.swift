@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestTiers
 import Synchronization
 import Testing
 
 /// Tier 3 with real processes: `herald serve`, `herald devices add`, a `herald device`, and a provider (curl) —
 /// a notification goes from the provider to the device, and every step shows in the trace.
-@Suite("End to end: provider → herald serve → herald device", .serialized)
+@Suite("End to end: provider → herald serve → herald device", .serialized, .tier(.process))
 struct DeliveryEndToEndTests {
     static let alert = #"{"aps":{"alert":{"title":"Hello","body":"from end to end"}},"order":42}"#
 

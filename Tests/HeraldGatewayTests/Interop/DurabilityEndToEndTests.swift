@@ -1,13 +1,14 @@
 import Foundation
 import HeraldAuth
 import HeraldProviderClient
+import HeraldTestTiers
 import Synchronization
 import Testing
 
 /// Tier 3 with real processes, the durability promise of issue 3: `kill -9` of `herald serve` while notifications
 /// flow to a connected `herald device`. After the restart every notification that got `200` is shown by the device
 /// exactly once, or its trace ends in `expired` or `replaced` — none lost, none shown twice.
-@Suite("End to end: kill -9 of herald serve while notifications flow", .serialized)
+@Suite("End to end: kill -9 of herald serve while notifications flow", .serialized, .tier(.process))
 struct DurabilityEndToEndTests {
     static let total = 300
     /// The server is killed once this many have been accepted.

@@ -1,8 +1,9 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 /// `herald apps` as a user runs it: the real executable on a data directory.
-@Suite("Interop: herald apps")
+@Suite("Interop: herald apps", .tier(.process))
 struct HeraldAppsCommandTests {
     @Test("add, add for another team (one line, non-zero), list --json, remove, remove again")
     func apps() async throws {

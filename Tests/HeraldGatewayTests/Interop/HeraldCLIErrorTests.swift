@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Darwin
 
 /// Tier 3 with real processes: each way a newcomer's `herald` command can fail, as one line on standard error
 /// (`herald: error: …`), nothing on standard output, and exit status 1.
-@Suite("Interop: the CLI's one-line errors", .serialized)
+@Suite("Interop: the CLI's one-line errors", .serialized, .tier(.process))
 struct HeraldCLIErrorTests {
     /// A temporary directory for one test, removed at the end.
     static func withDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {

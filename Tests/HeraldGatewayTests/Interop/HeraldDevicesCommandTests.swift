@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestTiers
 import Testing
 
 /// Tier 3 with real processes: `herald devices` and `herald trace` as a user runs them, on a data directory
 /// that the test also opens through the store (as a server would).
-@Suite("Interop: herald devices and herald trace")
+@Suite("Interop: herald devices and herald trace", .tier(.process))
 struct HeraldDevicesCommandTests {
     /// Runs `herald` with the arguments and `--data-dir`.
     static func herald(_ arguments: [String], data: URL) async throws -> ProcessResult {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Darwin
 #endif
 
 /// Tier 3 with real processes: the `herald` executable as a user runs it, driven by curl.
-@Suite("Interop: the herald executable end to end", .serialized)
+@Suite("Interop: the herald executable end to end", .serialized, .tier(.process))
 struct HeraldExecutableInteropTests {
     static let keyID = "E2EKEY1234"
     static let teamID = "E2ETEAM123"

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Darwin
 #endif
 
 /// Tier 3 with real processes: `herald send` against `herald serve`, as a newcomer runs them.
-@Suite("Interop: herald send against herald serve", .serialized)
+@Suite("Interop: herald send against herald serve", .serialized, .tier(.process))
 struct HeraldSendInteropTests {
     static let topic = "com.example.app"
 

@@ -71,6 +71,17 @@ final class HeraldServeProcess: Sendable {
         return apnsID
     }
 
+    /// `GET /metrics` on the web port with curl: the Prometheus text.
+    func metrics() async throws -> String {
+        let result = try await ExternalProcess.run(
+            "curl",
+            ["--silent", "--show-error", "--max-time", "30", "http://127.0.0.1:\(linkPort)/metrics"],
+            deadline: .seconds(60)
+        )
+        guard result.succeeded else { throw InteropError("curl /metrics failed: \(result)") }
+        return result.stdout
+    }
+
     /// `GET` on the inspection API with curl: the status and the JSON object of the body.
     func inspect(_ path: String) async throws -> (status: Int, object: [String: Any]?) {
         let result = try await ExternalProcess.run(

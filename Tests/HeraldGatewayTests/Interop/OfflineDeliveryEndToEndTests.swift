@@ -1,10 +1,11 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 /// Tier 3 with real processes: store-and-forward. A `herald device` registers its app and stops; `herald send`
 /// posts while it is away; what the device prints when it comes back, and the traces, follow APNs' rules
 /// (docs/delivery.md rules 7–12).
-@Suite("End to end: store-and-forward to an offline herald device", .serialized)
+@Suite("End to end: store-and-forward to an offline herald device", .serialized, .tier(.process))
 struct OfflineDeliveryEndToEndTests {
     /// Starts a device once so that its app has a token, stops it, and waits until the server sees it offline.
     static func registeredOfflineDevice(

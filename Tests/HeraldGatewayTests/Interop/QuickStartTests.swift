@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestTiers
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Darwin
 /// The README's quick start as a newcomer types it, in one directory: `herald serve`, `herald device --app …`,
 /// `herald send --topic … --alert …`, no key, device or token set up by hand and no `--data-dir` (ports are free
 /// ones here, so `--server` names them); then the README's curl block, pasted as it is.
-@Suite("Interop: the README quick start, three commands")
+@Suite("Interop: the README quick start, three commands", .tier(.process))
 struct QuickStartTests {
     @Test("serve makes a development key, device creates itself in ./herald-data, send finds key and token, the README's curl gets 200")
     func threeCommands() async throws {

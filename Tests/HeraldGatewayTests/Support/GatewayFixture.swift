@@ -23,6 +23,8 @@ final class GatewayFixture: Sendable {
     let key: PrivateSigningKey
     let clientGroup: MultiThreadedEventLoopGroup
     let environment: APNSEnvironment
+    /// The fault rules the gateway applies (docs/faults.md).
+    let faults: FaultTable
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, any Error>
 
@@ -34,6 +36,7 @@ final class GatewayFixture: Sendable {
         pki: DevelopmentPKI,
         key: PrivateSigningKey,
         environment: APNSEnvironment,
+        faults: FaultTable,
         serviceGroup: ServiceGroup,
         runTask: Task<Void, any Error>
     ) {
@@ -44,6 +47,7 @@ final class GatewayFixture: Sendable {
         self.pki = pki
         self.key = key
         self.environment = environment
+        self.faults = faults
         self.serviceGroup = serviceGroup
         self.runTask = runTask
         self.clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -81,7 +85,9 @@ final class GatewayFixture: Sendable {
         configure(&configuration)
         var logger = Logger(label: "test.gateway")
         logger.logLevel = .warning
-        let gateway = Gateway(configuration: configuration, services: ProviderServices(store: store, clock: clock), logger: logger)
+        let faults = FaultTable()
+        let services = ProviderServices(store: store, clock: clock, faults: faults)
+        let gateway = Gateway(configuration: configuration, services: services, logger: logger)
         let serviceGroup = ServiceGroup(services: [gateway], logger: logger)
         let runTask = Task { try await serviceGroup.run() }
         try await gateway.waitUntilReady()
@@ -93,6 +99,7 @@ final class GatewayFixture: Sendable {
             pki: pki,
             key: key,
             environment: configuration.environment,
+            faults: faults,
             serviceGroup: serviceGroup,
             runTask: runTask
         )

@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldSimulator
 import HeraldStore
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -11,7 +12,7 @@ import Testing
 // the sender only by an id sends a mutable alert over HTTP/2; the device's service extension replaces the id
 // with the contact's name before the notification is shown — or, when it runs out of its 30 s, the system
 // shows what it has (or the original) after serviceExtensionTimeWillExpire().
-@Suite("Seed 000 end to end: the service extension turns the sender id into the contact name", .serialized)
+@Suite("Seed 000 end to end: the service extension turns the sender id into the contact name", .serialized, .tier(.inProcess))
 struct Seed000ServerTests {
     static let app = Seed000.bundleID
 

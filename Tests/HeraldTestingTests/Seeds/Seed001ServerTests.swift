@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldSimulator
 import HeraldStore
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -11,7 +12,7 @@ import Testing
 // provider sends apns-collapse-id over the HTTP/2 API and the device replaces the shown notification at once.
 // The hard way: the payload carries a custom id and the service extension removes the delivered notification
 // with the same id before the new one is shown (the old one disappears, then the new one appears).
-@Suite("Seed 001 end to end: replacing a delivered notification", .serialized)
+@Suite("Seed 001 end to end: replacing a delivered notification", .serialized, .tier(.inProcess))
 struct Seed001ServerTests {
     static let app = Seed001.bundleID
 

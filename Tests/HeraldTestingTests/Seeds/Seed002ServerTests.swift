@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldSimulator
 import HeraldStore
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -11,7 +12,7 @@ import Testing
 // seed's mutable payload; the service extension rewrites the text and sets category1; the content extension the
 // Info.plist keys register for category1 (ratio 0.5, a default media button at (100, 100, 100, 100) in blue)
 // draws the expanded notification; the user plays and pauses, comments with text, dismisses.
-@Suite("Seed 002 end to end: category routing, the content extension, media and actions", .serialized)
+@Suite("Seed 002 end to end: category routing, the content extension, media and actions", .serialized, .tier(.inProcess))
 struct Seed002ServerTests {
     static let app = Seed002.bundleID
 

@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldSimulator
 import HeraldStore
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -12,7 +13,7 @@ import Testing
 // HTTP/2 with the push type and priority Apple requires (alert at 10; background at 5). The seed's app
 // predates iOS 10: its notification delegate implements neither willPresent nor didReceive.
 
-@Suite("Seed 003 end to end: app states decide which callback runs", .serialized)
+@Suite("Seed 003 end to end: app states decide which callback runs", .serialized, .tier(.inProcess))
 struct Seed003ServerTests {
     static let app = Seed003.bundleID
 

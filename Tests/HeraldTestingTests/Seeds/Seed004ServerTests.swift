@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldSimulator
 import HeraldStore
 import HeraldTestSupport
+import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
 import Testing
@@ -13,7 +14,7 @@ import Testing
 // image URL under "image"; the service extension downloads it (URLSession, from a real HTTP server on
 // 127.0.0.1) and attaches it; the runtime checks the type and the size limit (image 10 MB, audio 5 MB, video
 // 50 MB). The seed's categories give the comment action a text field.
-@Suite("Seed 004 end to end: the attachment named in the payload, its limits, and the seed's actions", .serialized)
+@Suite("Seed 004 end to end: the attachment named in the payload, its limits, and the seed's actions", .serialized, .tier(.inProcess))
 struct Seed004ServerTests {
     static let app = Seed004.bundleID
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldProviderClient
+import HeraldTestTiers
 import HeraldTesting
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 import OrderNotifier
 #endif
 
-@Suite("OrderNotifier against Herald")
+@Suite("OrderNotifier against Herald", .tier(.inProcess))
 struct OrderNotifierTests {
     static let shop = "com.example.shop"
 

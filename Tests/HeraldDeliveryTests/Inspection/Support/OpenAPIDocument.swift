@@ -2,8 +2,9 @@ import Foundation
 
 /// docs/inspection-api.json, read with Foundation, and a check of JSON values against its schemas.
 ///
-/// The check covers the parts of JSON Schema the document uses: `$ref`, `allOf`, `type` (one or a list),
-/// `required`, `properties`, `items` and `enum`.
+/// The check covers the parts of JSON Schema the document uses in responses: `$ref`, `allOf`, `oneOf`, `type` (one or a
+/// list), `const`, `enum`, `required`, `properties`, `additionalProperties: false`, `items`, `pattern`, `minimum` and
+/// `maximum`. (`Tests/Interop/schemathesis.sh` checks the whole document with a full validator.)
 struct OpenAPIDocument {
     let root: [String: Any]
 
@@ -52,6 +53,10 @@ struct OpenAPIDocument {
         if let parts = schema["allOf"] as? [[String: Any]] {
             for part in parts { found += try problems(value, against: part, at: location) }
         }
+        if let branches = schema["oneOf"] as? [[String: Any]] {
+            let matching = try branches.filter { try problems(value, against: $0, at: location).isEmpty }.count
+            if matching != 1 { found.append("\(location) matches \(matching) of oneOf's \(branches.count) schemas, not 1") }
+        }
         if let type = schema["type"] {
             let types = (type as? [String]) ?? [(type as? String) ?? ""]
             guard types.contains(where: { Self.value(value, is: $0) }) else { return found + ["\(location) is not \(types)"] }
@@ -59,8 +64,22 @@ struct OpenAPIDocument {
         if let allowed = schema["enum"] as? [Any], !allowed.contains(where: { "\($0)" == "\(value)" }) {
             found.append("\(location) = \(value) is not one of \(allowed)")
         }
+        if let constant = schema["const"], !Self.equal(constant, value) {
+            found.append("\(location) = \(value) is not \(constant)")
+        }
+        if let pattern = schema["pattern"] as? String, let string = value as? String, string.range(of: pattern, options: .regularExpression) == nil {
+            found.append("\(location) = \(string) does not match \(pattern)")
+        }
+        if Self.value(value, is: "number"), let number = value as? NSNumber {
+            if let minimum = schema["minimum"] as? NSNumber, number.doubleValue < minimum.doubleValue { found.append("\(location) < \(minimum)") }
+            if let maximum = schema["maximum"] as? NSNumber, number.doubleValue > maximum.doubleValue { found.append("\(location) > \(maximum)") }
+        }
         if let object = value as? [String: Any] {
             for key in schema["required"] as? [String] ?? [] where object[key] == nil { found.append("\(location).\(key) is missing") }
+            if schema["additionalProperties"] as? Bool == false {
+                let known = Set((schema["properties"] as? [String: Any] ?? [:]).keys)
+                for key in object.keys where !known.contains(key) { found.append("\(location).\(key) is not in the schema") }
+            }
             for (key, property) in schema["properties"] as? [String: [String: Any]] ?? [:] {
                 if let member = object[key] { found += try problems(member, against: property, at: "\(location).\(key)") }
             }
@@ -84,6 +103,19 @@ struct OpenAPIDocument {
         }
         guard let schema = node as? [String: Any] else { throw Invalid(reason: "\(reference) is not an object") }
         return schema
+    }
+
+    /// Whether two JSON scalars are the same value (a boolean is never a number).
+    private static func equal(_ left: Any, _ right: Any) -> Bool {
+        if Self.value(left, is: "boolean") || Self.value(right, is: "boolean") {
+            return Self.value(left, is: "boolean") && Self.value(right, is: "boolean")
+                && (left as? NSNumber)?.boolValue == (right as? NSNumber)?.boolValue
+        }
+        if let left = left as? String { return left == right as? String }
+        if Self.value(left, is: "number"), Self.value(right, is: "number") {
+            return (left as? NSNumber)?.doubleValue == (right as? NSNumber)?.doubleValue
+        }
+        return false
     }
 
     private static func value(_ value: Any, is type: String) -> Bool {

@@ -1,0 +1,53 @@
+import Foundation
+import HeraldCore
+
+extension FaultRule {
+    /// The rule as JSON reads it back (docs/faults.md): the fields it was given, with its `id` and `seed`; match
+    /// conditions that only scenarios set appear as `providerTokenIssuedBefore` and `perSecondAbove`.
+    public var jsonObject: [String: Any] {
+        var object: [String: Any] = ["probability": probability, "seed": NSNumber(value: seed)]
+        if let id { object["id"] = id }
+        var match: [String: Any] = [:]
+        if let token = self.match.token { match["token"] = token }
+        if let topic = self.match.topic { match["topic"] = topic }
+        if let pushType = self.match.pushType { match["pushType"] = pushType }
+        if let apnsID = self.match.apnsID { match["apnsID"] = apnsID }
+        if !self.match.headers.isEmpty { match["header"] = self.match.headers }
+        if let before = self.match.providerTokenIssuedBefore { match["providerTokenIssuedBefore"] = before }
+        if let above = self.match.perSecondAbove { match["perSecondAbove"] = above }
+        object["match"] = match
+        if let answer = effect.answer {
+            object["status"] = answer.reason.status
+            object["reason"] = answer.reason.rawValue
+            if let timestamp = answer.timestamp { object["timestamp"] = timestamp }
+        }
+        if let delay = effect.delayMilliseconds {
+            if delay.lowerBound == delay.upperBound {
+                object["delayMs"] = delay.lowerBound
+            } else {
+                object["delay"] = ["minMs": delay.lowerBound, "maxMs": delay.upperBound]
+            }
+        }
+        switch effect.connection {
+        case .goAway(let reason)?: object["goaway"] = reason
+        case .reset?: object["reset"] = true
+        case .close?: object["close"] = true
+        case .stall(let milliseconds)?: object["stallMs"] = milliseconds
+        case nil: break
+        }
+        if let count { object["count"] = count }
+        if let fromMilliseconds { object["from"] = fromMilliseconds }
+        if let untilMilliseconds { object["until"] = untilMilliseconds }
+        return object
+    }
+}
+
+extension FaultTable.Entry {
+    /// The rule's JSON with what it has done: `applied` (requests it applied to) and `remaining` (`null`: no limit).
+    public var jsonObject: [String: Any] {
+        var object = rule.jsonObject
+        object["applied"] = failed
+        object["remaining"] = remaining.map { $0 as Any } ?? NSNull()
+        return object
+    }
+}

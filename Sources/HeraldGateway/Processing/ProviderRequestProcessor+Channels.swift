@@ -1,0 +1,154 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+
+/// Channel management on the provider ports (docs/broadcast.md): `POST`, `GET` and `DELETE /1/apps/<bundle>/channels`
+/// and `GET /1/apps/<bundle>/all-channels`, with the provider's own authentication.
+extension ProviderRequestProcessor {
+    /// Channels an app may have in one environment (Apple's documented limit).
+    static let channelsPerApp = 10_000
+
+    /// Decides a channel-management request; the store work runs off the event loop (``ProviderDecision/perform(_:)``).
+    func channelDecision(
+        head: ProviderRequestHead,
+        target: ProviderRequestHead.PathTarget,
+        bundleID: String,
+        body: [UInt8],
+        bodyTooLarge: Bool,
+        connection: inout ProviderConnectionState
+    ) -> ProviderDecision {
+        let requestID = head.requestID.flatMap { NotificationID($0)?.text } ?? NotificationID.random().text
+        func fail(_ reason: APNSReason) -> ProviderDecision {
+            self.metrics.recordRejected(reason)
+            return .respond(Self.channelFailure(reason, requestID: requestID))
+        }
+        // 1. method, per path
+        let allowed: Set<String> = if case .allChannels = target { ["GET"] } else { ["POST", "GET", "DELETE"] }
+        guard let method = head.method, allowed.contains(method) else { return fail(.methodNotAllowed) }
+        // 2. headers: duplicates, a request id that is not a UUID
+        guard !head.hasDuplicates else { return fail(.duplicateHeaders) }
+        if let given = head.requestID, NotificationID(given) == nil { return fail(.badRequestParams) }
+        // 3. authentication, as for a push to the app
+        if let rejection = connection.certificateRejection { return fail(rejection) }
+        if let topic = head.topic, topic != bundleID, PushType.liveactivity.bundleID(fromTopic: topic) != bundleID {
+            return fail(.topicMismatch)
+        }
+        var authenticated = head
+        authenticated.topic = bundleID
+        authenticated.pushType = nil
+        let nowSeconds = services.clock.nowMilliseconds() / 1000
+        let authorization = authenticate(head: authenticated, connection: &connection, nowSeconds: nowSeconds)
+        if let reason = authorization.rejection { return fail(reason) }
+        if let teamID = authorization.teamID, let owner = try? services.store.appTeam(bundleID: bundleID), owner != teamID {
+            return fail(.topicDisallowed)
+        }
+        // 4. the request itself
+        let store = services.store
+        let environment = self.environment
+        let recorder = self.metrics
+        let answer = { (work: @escaping @Sendable () async throws -> ProviderResponse) -> ProviderDecision in
+            .perform { reply in
+                Task {
+                    do {
+                        reply(try await work())
+                    } catch {
+                        recorder.recordRejected(.internalServerError)
+                        reply(Self.channelFailure(.internalServerError, requestID: requestID))
+                    }
+                }
+            }
+        }
+        if case .allChannels = target {
+            return answer {
+                let ids = try await store.channels(bundleID: bundleID, environment: environment).map(\.id)
+                let body = try JSONSerialization.data(withJSONObject: ["channels": ids], options: [.sortedKeys])
+                return Self.channelSuccess(200, requestID: requestID, body: Array(body))
+            }
+        }
+        switch method {
+        case "POST":
+            guard !bodyTooLarge else { return fail(.payloadTooLarge) }
+            let configuration: (storagePolicy: Int, pushType: String)
+            switch Self.channelConfiguration(body) {
+            case .failure(let reason): return fail(reason)
+            case .success(let parsed): configuration = parsed
+            }
+            return answer {
+                guard
+                    let channel = try await store.createChannel(
+                        bundleID: bundleID,
+                        environment: environment,
+                        storagePolicy: configuration.storagePolicy,
+                        pushType: configuration.pushType,
+                        limit: Self.channelsPerApp
+                    )
+                else {
+                    recorder.recordRejected(.cannotCreateChannelConfig)
+                    return Self.channelFailure(.cannotCreateChannelConfig, requestID: requestID)
+                }
+                var response = Self.channelSuccess(201, requestID: requestID)
+                response.extraHeaders.insert((name: "apns-channel-id", value: channel.id), at: 0)
+                return response
+            }
+        default:
+            guard let channelID = head.channelID else { return fail(.missingChannelId) }
+            guard Self.isWellFormedChannelID(channelID) else { return fail(.badChannelId) }
+            let isDelete = method == "DELETE"
+            return answer {
+                if isDelete {
+                    guard try await store.deleteChannel(id: channelID, bundleID: bundleID, environment: environment) else {
+                        recorder.recordRejected(.channelNotRegistered)
+                        return Self.channelFailure(.channelNotRegistered, requestID: requestID)
+                    }
+                    return Self.channelSuccess(204, requestID: requestID)
+                }
+                guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment) else {
+                    recorder.recordRejected(.channelNotRegistered)
+                    return Self.channelFailure(.channelNotRegistered, requestID: requestID)
+                }
+                let object: [String: Any] = ["message-storage-policy": channel.storagePolicy, "push-type": channel.pushType]
+                let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                var response = Self.channelSuccess(200, requestID: requestID, body: Array(body))
+                response.extraHeaders.insert((name: "apns-channel-id", value: channel.id), at: 0)
+                return response
+            }
+        }
+    }
+
+    /// `{"message-storage-policy": 0 or 1, "push-type": "LiveActivity"}`; the push type in any of the spellings
+    /// Apple's pages use (it is stored as `LiveActivity`).
+    static func channelConfiguration(_ body: [UInt8]) -> Result<(storagePolicy: Int, pushType: String), APNSReason> {
+        guard !body.isEmpty else { return .failure(.badRequestPayload) }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return .failure(.badRequestPayload)
+        }
+        guard Set(object.keys).isSubset(of: ["message-storage-policy", "push-type"]) else { return .failure(.badRequestParams) }
+        guard let pushType = object["push-type"] else { return .failure(.missingPushType) }
+        guard let text = pushType as? String, text.lowercased() == "liveactivity" else { return .failure(.invalidPushType) }
+        guard let policy = object["message-storage-policy"] as? NSNumber, String(cString: policy.objCType) != "c",
+            let value = Int(exactly: policy.doubleValue), value == 0 || value == 1
+        else { return .failure(.badRequestParams) }
+        return .success((storagePolicy: value, pushType: "LiveActivity"))
+    }
+
+    /// A channel id as Herald makes them: base64 of 1 to 48 bytes.
+    static func isWellFormedChannelID(_ text: String) -> Bool {
+        guard (4...64).contains(text.utf8.count), let bytes = Data(base64Encoded: text) else { return false }
+        return !bytes.isEmpty
+    }
+
+    static func channelSuccess(_ status: Int, requestID: String, body: [UInt8]? = nil) -> ProviderResponse {
+        var response = ProviderResponse(status: status, apnsID: "")
+        response.sendsAPNSID = false
+        response.extraHeaders = [(name: "apns-request-id", value: requestID)]
+        response.successBody = body
+        return response
+    }
+
+    static func channelFailure(_ reason: APNSReason, requestID: String) -> ProviderResponse {
+        var response = ProviderResponse.failure(reason, apnsID: "")
+        response.sendsAPNSID = false
+        response.extraHeaders = [(name: "apns-request-id", value: requestID)]
+        return response
+    }
+}

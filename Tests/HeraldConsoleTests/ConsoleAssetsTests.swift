@@ -1,0 +1,70 @@
+import HeraldTestTiers
+import Testing
+
+@testable import HeraldConsole
+
+@Suite("ConsoleAssets: the console's files built into the binary", .tier(.unit))
+struct ConsoleAssetsTests {
+    @Test("the page paths answer index.html; /console/<name> answers that file; anything else nil")
+    func lookup() throws {
+        for path in ["/", "/console", "/console/"] { #expect(ConsoleAssets.asset(at: path)?.name == "index.html", "\(path)") }
+        #expect(ConsoleAssets.asset(at: "/console/console.js")?.name == "console.js")
+        #expect(ConsoleAssets.asset(at: "/console/helpers.js")?.name == "helpers.js")
+        #expect(ConsoleAssets.asset(at: "/console/console.css")?.name == "console.css")
+        for path in ["/console/nope.js", "/console.js", "/index.html", "", "/console//console.js", "/console/./console.js"] {
+            #expect(ConsoleAssets.asset(at: path) == nil, "\(path)")
+        }
+        #expect(ConsoleAssets.isConsolePath("/console/nope.js"))
+        #expect(!ConsoleAssets.isConsolePath("/consoles"))
+        #expect(!ConsoleAssets.isConsolePath("/api/v1/console/send"))
+    }
+
+    @Test("each file has bytes, its content type and a strong tag that is the SHA-256 prefix of its bytes")
+    func files() throws {
+        let all = [ConsoleAssets.page] + ConsoleAssets.files.values
+        #expect(Set(all.map(\.entityTag)).count == all.count, "tags are distinct")
+        for asset in all {
+            #expect(!asset.bytes.isEmpty, "\(asset.name)")
+            #expect(asset.entityTag.wholeMatch(of: /"[0-9a-f]{32}"/) != nil, "\(asset.entityTag)")
+            #expect(ConsoleAsset(name: asset.name, bytes: asset.bytes).entityTag == asset.entityTag, "the tag is a function of the bytes")
+        }
+        // SHA-256("abc") = ba7816bf8f01cfea414140de5dae2223 b00361a396177a9cb410ff61f20015ad
+        #expect(ConsoleAsset(name: "a.txt", bytes: Array("abc".utf8)).entityTag == "\"ba7816bf8f01cfea414140de5dae2223\"")
+        #expect(ConsoleAsset(name: "x.css", bytes: [1]).entityTag != ConsoleAsset(name: "x.css", bytes: [2]).entityTag)
+    }
+
+    @Test(
+        "content types by extension",
+        arguments: [
+            ("index.html", "text/html; charset=utf-8"), ("a.css", "text/css; charset=utf-8"), ("a.js", "text/javascript; charset=utf-8"),
+            ("a.mjs", "text/javascript; charset=utf-8"), ("a.svg", "image/svg+xml"), ("a.json", "application/json"),
+            ("a.bin", "application/octet-stream"), ("noextension", "application/octet-stream"),
+        ]
+    )
+    func contentTypes(name: String, contentType: String) {
+        #expect(ConsoleAsset.contentType(forName: name) == contentType)
+    }
+
+    @Test("If-None-Match: *, the tag, a list with it, its weak form match; other tags and empty values do not")
+    func ifNoneMatch() {
+        let asset = ConsoleAsset(name: "a.js", bytes: Array("x".utf8))
+        let tag = asset.entityTag
+        for value in ["*", tag, "W/\(tag)", "\"a\", \(tag)", " \(tag) ", "\"a\",\(tag),\"b\""] {
+            #expect(asset.isMatched(byIfNoneMatch: value), "\(value)")
+        }
+        for value in ["", "\"a\"", String(tag.dropFirst().dropLast()), "\"a\", \"b\"", "W/\"a\"", ","] {
+            #expect(!asset.isMatched(byIfNoneMatch: value), "\(value)")
+        }
+    }
+
+    @Test("the page is HTML5 with the browser test's handles; the scripts are ES modules with no inline styles")
+    func contents() throws {
+        let page = String(decoding: ConsoleAssets.page.bytes, as: UTF8.self)
+        #expect(page.hasPrefix("<!doctype html>"))
+        #expect(page.contains(#"data-testid="send-form""#))
+        let script = String(decoding: try #require(ConsoleAssets.asset(at: "/console/console.js")).bytes, as: UTF8.self)
+        #expect(script.contains("from './helpers.js'"))
+        let helpers = String(decoding: try #require(ConsoleAssets.asset(at: "/console/helpers.js")).bytes, as: UTF8.self)
+        #expect(helpers.contains("export function el("))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HeraldTestTiers
+import Testing
+
+/// `herald serve --faults FILE` as a real process, answered over HTTP/2 by curl.
+@Suite("Interop: herald serve --faults", .serialized, .tier(.process))
+struct HeraldServeFaultsTests {
+    static let alert = #"{"aps":{"alert":"fault"}}"#
+
+    @Test("rules from the file are in force from the start: two 503s, then the real answer; they come back after a restart")
+    func rulesFromFile() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let rules = workspace.data.deletingLastPathComponent().appendingPathComponent("faults-\(UUID().uuidString).json")
+            try Data(#"[{"id": "outage", "match": {"topic": "\#(HeraldWorkspace.topic)"}, "status": 503, "count": 2}]"#.utf8).write(to: rules)
+            defer { try? FileManager.default.removeItem(at: rules) }
+            let token = String(repeating: "5a", count: 32)
+            for round in 1...2 {
+                let server = try await HeraldServeProcess.start(in: workspace, options: ["--faults", rules.path])
+                let jwt = try await workspace.providerToken()
+                for attempt in 1...2 {
+                    let answer = try await server.post(token: token, jwt: jwt, body: Self.alert)
+                    #expect(answer.status == 503 && answer.reason == "ServiceUnavailable", "round \(round), attempt \(attempt): \(answer)")
+                    #expect(answer.headers["apns-id"] != nil, "\(answer)")
+                }
+                let real = try await server.post(token: token, jwt: jwt, body: Self.alert)
+                #expect(real.status != 503, "round \(round): the rule is spent: \(real)")
+                let metrics = try await server.metrics()
+                #expect(metrics.contains("herald_faults_total 2"), "\(metrics)")
+                server.process.signal(SIGTERM)
+                _ = try await server.process.wait(deadline: .seconds(30))
+            }
+        }
+    }
+
+    @Test("curl through a delayed answer followed by GOAWAY Shutdown: 200 after the wait; the next connection is served")
+    func curlDelayAndGoAway() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let rules = workspace.data.deletingLastPathComponent().appendingPathComponent("faults-\(UUID().uuidString).json")
+            try Data(#"[{"delayMs": 300, "goaway": "Shutdown", "count": 1}]"#.utf8).write(to: rules)
+            defer { try? FileManager.default.removeItem(at: rules) }
+            let server = try await HeraldServeProcess.start(in: workspace, options: ["--faults", rules.path])
+            let jwt = try await workspace.providerToken()
+            let token = String(repeating: "5b", count: 32)
+            let started = ContinuousClock.now
+            let first = try await server.post(token: token, jwt: jwt, body: Self.alert)
+            #expect(started.duration(to: .now) >= .milliseconds(300))
+            #expect(first.version == "HTTP/2" && first.reason == "BadDeviceToken", "the real answer, after the wait: \(first)")
+            let second = try await server.post(token: token, jwt: jwt, body: Self.alert)
+            #expect(second.reason == "BadDeviceToken", "\(second)")
+            let metrics = try await server.metrics()
+            #expect(metrics.contains("herald_faults_total 1"), "\(metrics)")
+            server.process.signal(SIGTERM)
+            _ = try await server.process.wait(deadline: .seconds(30))
+        }
+    }
+
+    @Test("a file with a bad rule: one line naming the file, the rule and the field; exit status 1")
+    func badFile() async throws {
+        try await HeraldCLIErrorTests.withDirectory { directory in
+            let rules = directory.appendingPathComponent("faults.json")
+            try Data(#"[{"status": 503}, {"status": 503, "reason": "Unregistered"}]"#.utf8).write(to: rules)
+            let herald = try await HeraldExecutableInteropTests.heraldExecutable()
+            let result = try await ExternalProcess.run(
+                herald,
+                ["serve", "--data-dir", directory.appendingPathComponent("data").path, "--faults", rules.path],
+                deadline: .seconds(60)
+            )
+            HeraldCLIErrorTests.expectFailure(
+                result,
+                "--faults \(rules.path): rule 2: 'reason' Unregistered is Apple's answer with status 410, not 503"
+            )
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("data").path))
+            try Data(#"{"rules": [{"id": "a", "status": 500}, {"id": "a", "status": 503}]}"#.utf8).write(to: rules)
+            let twice = try await ExternalProcess.run(
+                herald,
+                ["serve", "--data-dir", directory.appendingPathComponent("data").path, "--faults", rules.path],
+                deadline: .seconds(60)
+            )
+            HeraldCLIErrorTests.expectFailure(twice, "--faults \(rules.path): two rules have the id 'a'")
+        }
+    }
+}
