@@ -33,7 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
-        // Pure values: payloads, push types, tokens, reasons. Foundation only.
+        // Pure values: payloads, push types, tokens, reasons, the JSON layer. Foundation only.
         .target(name: "HeraldCore"),
         // Provider authentication: JWT (ES256) and certificates, development PKI.
         .target(
@@ -123,8 +123,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The device side: Apple's UserNotifications types and rules. Foundation only.
-        .target(name: "HeraldUserNotifications"),
+        // The device side: Apple's UserNotifications types and rules. Foundation and HeraldCore's pure values (its
+        // JSON value) only: no server, no NIO.
+        .target(name: "HeraldUserNotifications", dependencies: ["HeraldCore"]),
         // The device side of Live Activities: Apple's ActivityKit names and rules on an injected clock.
         .target(name: "HeraldActivityKit", dependencies: ["HeraldUserNotifications"]),
         // A simulated device: apps from a manifest, each on its own device runtime. No NIO; the

@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// Latency percentiles in milliseconds (nearest rank); all zero when there were no samples.
 struct Percentiles: Codable, Sendable, Hashable {
     var count = 0
@@ -14,9 +16,7 @@ struct Percentiles: Codable, Sendable, Hashable {
         guard !samples.isEmpty else { return }
         samples.sort()
         func rank(_ fraction: Double) -> Double {
-            // Nearest rank: the smallest sample with at least `fraction` of all samples at or below it.
-            let index = Swift.max(0, Swift.min(samples.count - 1, Int((fraction * Double(samples.count)).rounded(.up)) - 1))
-            return Double(samples[index]) / 1e6
+            Double(NearestRank.percentile(fraction, ofSorted: samples) ?? 0) / 1e6
         }
         count = samples.count
         p50 = rank(0.50)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldProviderClient
 
 /// The outcome of a `herald send --repeat` run so far: counts by answer, failures, and latencies.
@@ -38,9 +39,7 @@ struct SendTally: Sendable {
     }
 
     private static func latency(percentile p: Double, sorted: [Int64]) -> Duration? {
-        guard !sorted.isEmpty else { return nil }
-        let rank = min(sorted.count, max(1, Int((p * Double(sorted.count)).rounded(.up))))
-        return .nanoseconds(sorted[rank - 1])
+        NearestRank.percentile(p, ofSorted: sorted).map { .nanoseconds($0) }
     }
 
     /// p50, p90, p99 and max, sorting once; `nil` with no answers.

@@ -64,7 +64,7 @@ extension TraceEvent {
         guard let text = detailJSON,
             let value = try? JSONDecoder().decode(HeraldUserNotifications.JSONValue.self, from: Data(text.utf8))
         else { return [:] }
-        return value.objectValue ?? [:]
+        return value.dictionaryValue ?? [:]
     }
 
     /// A value of the detail by its dotted path (`after.title`, `contentExtension.size`), or `nil`.

@@ -12,7 +12,7 @@ struct JSONParserTests {
         let root = try #require(value.objectValue)
         #expect(root["aps"]?.objectValue?["alert"]?.stringValue == "Hi é\n")
         #expect(root["aps"]?.objectValue?["badge"]?.integerValue == 3)
-        #expect(root["list"]?.arrayValue == [.number(1), .number(-25), .bool(true), .bool(false), .null])
+        #expect(root["list"]?.arrayValue == [.int(1), .double(-25), .bool(true), .bool(false), .null])
         #expect(root["s"]?.stringValue == "😀")
         #expect(root.memberNames == ["aps", "list", "s"])
     }
@@ -39,5 +39,20 @@ struct JSONParserTests {
     func duplicateKeys() throws {
         let value = try JSONParser.parse(Array(#"{"a":1,"a":2}"#.utf8))
         #expect(value.objectValue?["a"]?.integerValue == 2)
+    }
+
+    @Test(
+        "an integer literal that fits Int is .int; a fraction, an exponent, -0 or a larger integer is .double",
+        arguments: [
+            ("0", JSONValue.int(0)), ("42", .int(42)), ("-7", .int(-7)), ("9223372036854775807", .int(Int.max)),
+            ("-9223372036854775808", .int(Int.min)), ("9223372036854775808", .double(9.223372036854775808e18)),
+            ("-9223372036854775809", .double(-9.223372036854775808e18)), ("1.0", .double(1)), ("1e2", .double(100)),
+            ("-2.5E-1", .double(-0.25)), ("-0", .double(-0.0)),
+        ]
+    )
+    func numbers(_ text: String, _ expected: JSONValue) throws {
+        let value = try JSONParser.parse(Array(text.utf8))
+        #expect(value == expected)
+        #expect(value.doubleValue?.sign == expected.doubleValue?.sign)
     }
 }

@@ -34,10 +34,9 @@ struct JSONTextTests {
     func memberSpan() throws {
         let text = #"{"a":{"payload":1},"s":"\"payload\":","payload" : [1, {"x":"]"}] ,"payload":{"k":"}"}}"#
         let reader = try JSONFrameReader(Array(text.utf8))
-        let span = try #require(JSONFrameReader.lastMemberSpan(named: "payload", in: reader.bytes))
-        #expect(String(decoding: reader.bytes[span], as: UTF8.self) == #"{"k":"}"}"#)
-        #expect(JSONFrameReader.lastMemberSpan(named: "missing", in: reader.bytes) == nil)
-        let scalar = try #require(JSONFrameReader.lastMemberSpan(named: "s", in: reader.bytes))
-        #expect(String(decoding: reader.bytes[scalar], as: UTF8.self) == #""\"payload\":""#)
+        let context = DeviceLinkError(code: .malformedFrame, message: "")
+        #expect(try reader.rawObject("payload", context: context) == Array(#"{"k":"}"}"#.utf8))
+        #expect(try reader.optionalRawObject("missing", context: context) == nil)
+        #expect(throws: DeviceLinkError.self) { try reader.rawObject("s", context: context) }
     }
 }

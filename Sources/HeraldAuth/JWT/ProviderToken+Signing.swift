@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldCore
 
 extension ProviderToken {
     /// How a signature is written in the token's third part.
@@ -27,8 +28,8 @@ extension ProviderToken {
         signatureEncoding: SignatureEncoding = .raw
     ) throws -> String {
         try make(
-            header: #"{"alg":"ES256","kid":"\#(jsonEscaped(keyID))"}"#,
-            claims: #"{"iss":"\#(jsonEscaped(teamID))","iat":\#(issuedAt)}"#,
+            header: #"{"alg":"ES256","kid":\#(JSONString.quoted(keyID))}"#,
+            claims: #"{"iss":\#(JSONString.quoted(teamID)),"iat":\#(issuedAt)}"#,
             privateKey: privateKey,
             signatureEncoding: signatureEncoding
         )
@@ -47,18 +48,5 @@ extension ProviderToken {
         case .raw: return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
         case .der: return signingInput + "." + Base64URL.encode(signature.derRepresentation)
         }
-    }
-
-    private static func jsonEscaped(_ text: String) -> String {
-        var output = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case _ where scalar.value < 0x20: output += String(format: "\\u%04x", scalar.value)
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
     }
 }

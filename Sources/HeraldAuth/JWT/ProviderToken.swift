@@ -70,7 +70,9 @@ public struct ProviderToken: Sendable, Hashable {
     static func seconds(from value: JSONValue) -> Int64? {
         let number: Double
         switch value {
-        case .number(let value):
+        case .int(let value):
+            number = Double(value)
+        case .double(let value):
             number = value
         case .string(let text):
             guard let parsed = Double(text.trimmingCharacters(in: .whitespaces)) else { return nil }

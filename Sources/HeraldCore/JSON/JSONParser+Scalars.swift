@@ -92,10 +92,14 @@ extension JSONParser {
         return value
     }
 
-    mutating func parseNumber() throws(Failure) -> Double {
+    /// Reads a number: ``JSONValue/int(_:)`` for an integer literal that fits `Int` (but `-0`, which keeps its
+    /// sign as a double), ``JSONValue/double(_:)`` otherwise.
+    mutating func parseNumber() throws(Failure) -> JSONValue {
         let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count else { throw failure("invalid number") }
+        let digitsStart = index
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
         } else if isDigit(bytes[index]) {
@@ -103,19 +107,40 @@ extension JSONParser {
         } else {
             throw failure("invalid number")
         }
+        let digitsEnd = index
+        var isInteger = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        if isInteger, let integer = integer(digitsStart..<digitsEnd, negative: negative), integer != 0 || !negative {
+            return .int(integer)
+        }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw Failure(offset: start, message: "number out of range") }
+        return .double(value)
+    }
+
+    /// The integer the digits spell, negated when `negative`; `nil` when it does not fit `Int`.
+    private func integer(_ digits: Range<Int>, negative: Bool) -> Int? {
+        var value = 0
+        for position in digits {
+            let digit = Int(bytes[position] &- UInt8(ascii: "0"))
+            // Accumulated on the side of the sign, so `Int.min` fits.
+            let (shifted, shiftOverflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, addOverflow) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !shiftOverflow, !addOverflow else { return nil }
+            value = next
+        }
         return value
     }
 

@@ -63,7 +63,7 @@ public struct JSONParser {
         case UInt8(ascii: "n"):
             try expectLiteral("null")
             return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw failure("unexpected character")
         }
     }

@@ -95,7 +95,7 @@ public struct APNSPayload: Sendable, Hashable {
             sound = Sound(
                 name: object["name"]?.stringValue ?? "default",
                 critical: object["critical"]?.integerValue == 1,
-                volume: object["volume"]?.numberValue
+                volume: object["volume"]?.doubleValue
             )
         default: sound = nil
         }
@@ -105,7 +105,7 @@ public struct APNSPayload: Sendable, Hashable {
         mutableContent = aps["mutable-content"]?.integerValue == 1
         targetContentID = aps["target-content-id"]?.stringValue
         interruptionLevel = aps["interruption-level"]?.stringValue
-        relevanceScore = aps["relevance-score"]?.numberValue
+        relevanceScore = aps["relevance-score"]?.doubleValue
         filterCriteria = aps["filter-criteria"]?.stringValue
     }
 }

@@ -4,8 +4,8 @@ import HeraldCore
 /// taken as the exact bytes that were sent.
 ///
 /// The frame is parsed once with HeraldCore's strict ``JSONParser`` (depth-limited, so hostile input cannot
-/// exhaust the stack); ``rawObject(_:)`` then finds a member's bytes in the already-validated text, which is
-/// how a notification's payload reaches the device byte for byte.
+/// exhaust the stack); ``rawObject(_:)`` then finds a member's bytes in the already-validated text with
+/// ``JSONMemberScanner``, which is how a notification's payload reaches the device byte for byte.
 package struct JSONFrameReader {
     /// The frame's text.
     package let bytes: [UInt8]
@@ -75,7 +75,7 @@ package struct JSONFrameReader {
         switch object[name] {
         case nil, .null?: return nil
         case .object?:
-            guard let span = Self.lastMemberSpan(named: name, in: bytes) else {
+            guard let span = JSONMemberScanner.lastValue(named: name, in: bytes) else {
                 throw context.with(code: .internal, message: "\"\(name)\" could not be located")
             }
             return Array(bytes[span])
@@ -89,81 +89,5 @@ package struct JSONFrameReader {
             throw context.with(message: "\"\(name)\" is required")
         }
         return value
-    }
-
-    // MARK: Locating a member in valid JSON text
-
-    /// The byte range of the value of the last top-level member with this name (the one ``JSONObject`` keeps).
-    ///
-    /// Only for text ``JSONParser`` accepted: it skips values by their structure without validating them.
-    static func lastMemberSpan(named name: String, in bytes: [UInt8]) -> Range<Int>? {
-        var index = 0
-        skipWhitespace(bytes, &index)
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
-        index += 1
-        var found: Range<Int>?
-        while true {
-            skipWhitespace(bytes, &index)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return found }
-            let keyStart = index
-            skipString(bytes, &index)
-            let keyBytes = bytes[keyStart..<index]
-            skipWhitespace(bytes, &index)
-            index += 1  // ':'
-            skipWhitespace(bytes, &index)
-            let valueStart = index
-            skipValue(bytes, &index)
-            if Self.key(keyBytes, equals: name) { found = valueStart..<index }
-            skipWhitespace(bytes, &index)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return found }
-            index += 1
-        }
-    }
-
-    private static func key(_ quoted: ArraySlice<UInt8>, equals name: String) -> Bool {
-        if !quoted.contains(UInt8(ascii: "\\")) { return quoted.dropFirst().dropLast().elementsEqual(name.utf8) }
-        // A name written with escapes: compare its decoded form.
-        return (try? JSONParser.parse(quoted))?.stringValue == name
-    }
-
-    private static func skipWhitespace(_ bytes: [UInt8], _ index: inout Int) {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-    }
-
-    private static func skipString(_ bytes: [UInt8], _ index: inout Int) {
-        index += 1
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""):
-                index += 1
-                return
-            default: index += 1
-            }
-        }
-    }
-
-    private static func skipValue(_ bytes: [UInt8], _ index: inout Int) {
-        var depth = 0
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\""):
-                skipString(bytes, &index)
-                if depth == 0 { return }
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                index += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if depth == 0 { return }
-                depth -= 1
-                index += 1
-                if depth == 0 { return }
-            case UInt8(ascii: ","), 0x20, 0x09, 0x0A, 0x0D:
-                if depth == 0 { return }
-                index += 1
-            default:
-                index += 1
-            }
-        }
     }
 }

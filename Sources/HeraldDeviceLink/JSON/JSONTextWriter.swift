@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// Writes JSON text into bytes, with members in the order written and no whitespace.
 ///
 /// Why its own: a notification frame embeds the provider's payload verbatim (``rawValue(_:)``), which
@@ -126,22 +128,6 @@ package struct JSONTextWriter {
     }
 
     private mutating func writeString(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let digits = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(digits[Int(byte >> 4)])
-                bytes.append(digits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONString.append(value, to: &bytes)
     }
 }

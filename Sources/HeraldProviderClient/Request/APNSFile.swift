@@ -76,79 +76,14 @@ extension APNSFile {
 
     /// The members of a valid JSON object document, in order.
     static func topLevelMembers(of bytes: [UInt8]) -> [Member] {
-        var spans: [(key: String, start: Int, end: Int)] = []
-        var index = skipWhitespace(bytes, from: 0) + 1  // past `{`
-        while true {
-            index = skipWhitespace(bytes, from: index)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { break }
-            let start = index
-            let keyEnd = endOfString(bytes, from: index)
-            let key = (try? JSONParser.parse(bytes[start..<keyEnd]))?.stringValue ?? ""
-            index = skipWhitespace(bytes, from: keyEnd) + 1  // past `:`
-            index = endOfValue(bytes, from: skipWhitespace(bytes, from: index))
-            spans.append((key, start, index))
-            index = skipWhitespace(bytes, from: index)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { break }
-            index += 1
+        let spans = JSONMemberScanner(bytes).map { member in
+            (key: JSONMemberScanner.name(of: member, in: bytes), start: member.name.lowerBound, end: member.value.upperBound)
         }
         return spans.indices.map { position in
             let span = spans[position]
             if position + 1 < spans.count { return Member(key: span.key, removal: span.start..<spans[position + 1].start) }
             if position > 0 { return Member(key: span.key, removal: spans[position - 1].end..<span.end) }
             return Member(key: span.key, removal: span.start..<span.end)
-        }
-    }
-
-    private static func skipWhitespace(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-        return index
-    }
-
-    /// The index just past the string that starts (with its quote) at `start`.
-    private static func endOfString(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start + 1
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""): return index + 1
-            default: index += 1
-            }
-        }
-        return index
-    }
-
-    /// The index just past the value that starts at `start`.
-    private static func endOfValue(_ bytes: [UInt8], from start: Int) -> Int {
-        guard start < bytes.count else { return start }
-        switch bytes[start] {
-        case UInt8(ascii: "\""):
-            return endOfString(bytes, from: start)
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var index = start
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    index = endOfString(bytes, from: index)
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default:
-                    break
-                }
-                index += 1
-            }
-            return index
-        default:
-            var index = start
-            while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
-                index += 1
-            }
-            return index
         }
     }
 }

@@ -43,7 +43,7 @@ extension APNSResponse {
     static func errorBody(_ body: [UInt8]) -> (reason: APNSReason?, timestamp: Int64?) {
         guard !body.isEmpty, let object = (try? JSONParser.parse(body))?.objectValue else { return (nil, nil) }
         let reason = object["reason"]?.stringValue.map(APNSReason.init(rawValue:))
-        let timestamp = object["timestamp"]?.numberValue.flatMap { $0.rounded() == $0 ? Int64(exactly: $0) : nil }
+        let timestamp = object["timestamp"]?.doubleValue.flatMap { $0.rounded() == $0 ? Int64(exactly: $0) : nil }
         return (reason, timestamp)
     }
 }

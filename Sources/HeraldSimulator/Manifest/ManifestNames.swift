@@ -1,9 +1,5 @@
 import HeraldUserNotifications
 
-// HeraldCore has a JSONValue of its own (a parser's value, not Codable); inside this module the
-// name means the device runtime's, which reports and payloads use.
-typealias JSONValue = HeraldUserNotifications.JSONValue
-
 /// The names a manifest uses for Apple's option sets and enumerations: Apple's Swift names.
 enum ManifestNames {
     static let authorizationOptions: KeyValuePairs<String, UNAuthorizationOptions> = [

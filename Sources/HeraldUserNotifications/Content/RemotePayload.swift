@@ -14,13 +14,13 @@ public struct RemotePayload: Sendable, Hashable {
 
     /// Reads a payload dictionary (`[String: Any]`, as `JSONSerialization` makes it).
     public init(_ payload: [String: Any]) throws {
-        guard case .object(let dictionary) = JSONValue(any: payload) else { throw Invalid(reason: "not a dictionary") }
+        guard let dictionary = JSONValue(any: payload)?.dictionaryValue else { throw Invalid(reason: "not a dictionary") }
         try self.init(values: dictionary)
     }
 
     /// Reads a JSON payload.
     public init(json: Data) throws {
-        guard let object = try? JSONDecoder().decode(JSONValue.self, from: json), let dictionary = object.objectValue else {
+        guard let object = try? JSONDecoder().decode(JSONValue.self, from: json), let dictionary = object.dictionaryValue else {
             throw Invalid(reason: "the payload is not a JSON object")
         }
         try self.init(values: dictionary)
@@ -33,7 +33,7 @@ public struct RemotePayload: Sendable, Hashable {
     }
 
     /// The `aps` dictionary.
-    public var aps: [String: JSONValue] { dictionary["aps"]?.objectValue ?? [:] }
+    public var aps: [String: JSONValue] { dictionary["aps"]?.dictionaryValue ?? [:] }
 
     /// Whether `content-available` is present. Following seed 003, the key's presence counts:
     /// to make a push non-background, remove the key — `0` does not turn it off.

@@ -35,7 +35,7 @@ struct Seed004ServerTests {
         try await phone.expectNotification(in: app, within: .seconds(20), "with the seed's body") { $0.body == "IOS10 推送测试" }
         try await server.expectDelivered(apnsID, reporting: [.modified, .displayed], within: .seconds(20))
         let modified = try await server.expectTraceEvent(.modified, of: apnsID)
-        let step = try #require(modified.detail["steps"]?.arrayValue?.first?.objectValue)
+        let step = try #require(modified.detail["steps"]?.arrayValue?.first?.dictionaryValue)
         return (step, try await server.expectTraceEvent(.displayed, of: apnsID), apnsID)
     }
 

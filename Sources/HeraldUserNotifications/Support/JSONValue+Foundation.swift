@@ -1,27 +1,19 @@
 import Foundation
+import HeraldCore
 
-/// A property-list/JSON value that can cross concurrency domains.
+/// A property-list/JSON value that can cross concurrency domains: HeraldCore's ``HeraldCore/JSONValue``, the one JSON
+/// value type of Herald, under the name this module has always used.
 ///
 /// `userInfo` dictionaries (`[AnyHashable: Any]`) and APNs payloads are stored as `JSONValue`
 /// so that requests and notifications are `Sendable`. Values that are not JSON or property-list
 /// types (arbitrary objects) are dropped when converted, as Apple only accepts property-list
 /// types in `userInfo`.
-public enum JSONValue: Sendable, Hashable, Codable {
-    /// `null` / `NSNull`.
-    case null
-    /// A boolean.
-    case bool(Bool)
-    /// An integer.
-    case int(Int)
-    /// A floating-point number.
-    case double(Double)
-    /// A string.
-    case string(String)
-    /// An array.
-    case array([JSONValue])
-    /// A dictionary with string keys.
-    case object([String: JSONValue])
+public typealias JSONValue = HeraldCore.JSONValue
 
+/// The members of a JSON object, in order (HeraldCore's ``HeraldCore/JSONObject``), as ``JSONValue/objectValue`` gives them.
+public typealias JSONObject = HeraldCore.JSONObject
+
+extension JSONValue {
     /// Converts a Foundation value (as produced by `JSONSerialization` or written by hand in
     /// a `userInfo` literal); returns `nil` for values that are not JSON or property-list types.
     public init?(any value: Any) {
@@ -86,79 +78,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .double(let value): value
         case .string(let value): value
         case .array(let values): values.map(\.anyValue)
-        case .object(let values): values.mapValues(\.anyValue) as [String: Any]
-        }
-    }
-
-    /// The dictionary, if this is an object.
-    public var objectValue: [String: JSONValue]? {
-        if case .object(let value) = self { return value }
-        return nil
-    }
-
-    /// The string, if this is a string.
-    public var stringValue: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
-
-    /// The number as an `Int` (booleans count as 0/1, doubles are truncated).
-    public var intValue: Int? {
-        switch self {
-        case .int(let value): value
-        case .double(let value): Int(exactly: value.rounded(.towardZero))
-        case .bool(let value): value ? 1 : 0
-        case .string(let value): Int(value)
-        default: nil
-        }
-    }
-
-    /// The number as a `Double`.
-    public var doubleValue: Double? {
-        switch self {
-        case .int(let value): Double(value)
-        case .double(let value): value
-        default: nil
-        }
-    }
-
-    /// The array, if this is an array.
-    public var arrayValue: [JSONValue]? {
-        if case .array(let value) = self { return value }
-        return nil
-    }
-
-    /// Encodes as plain JSON.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    /// Decodes plain JSON.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
+        case .object(let values): values.dictionary.mapValues(\.anyValue) as [String: Any]
         }
     }
 }
