@@ -111,17 +111,17 @@ public final class HeraldTestServer: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-test-\(UUID().uuidString)", isDirectory: true)
         let clock = HeraldTestClock()
         var configuration = HeraldServer.Configuration(dataDirectory: directory)
-        configuration.tlsPort = options.tls ? 0 : nil
-        configuration.cleartextPort = 0
-        configuration.linkPort = 0
-        configuration.environment = options.environment
-        configuration.offlineSlotsPerApp = options.offlineSlotsPerApp
-        configuration.lowPriorityBurstWindow = options.lowPriorityBurstWindow
-        configuration.eventLoopThreads = 1
-        configuration.webEventLoopThreads = 1
-        configuration.synchronous = .normal
+        configuration.gateway.tlsPort = options.tls ? 0 : nil
+        configuration.gateway.cleartextPort = 0
+        configuration.gateway.environment = options.environment
+        configuration.gateway.eventLoopThreads = 1
+        configuration.delivery.offlineSlotsPerApp = options.offlineSlotsPerApp
+        configuration.delivery.lowPriorityBurstWindow = options.lowPriorityBurstWindow
+        configuration.store.synchronous = .normal
+        configuration.web?.port = 0
+        configuration.web?.eventLoopThreads = 1
+        configuration.console.longPollTimeout = options.consoleLongPollTimeout
         configuration.clock = clock
-        configuration.consoleLongPollTimeout = options.consoleLongPollTimeout
         let server = try await HeraldServer(configuration: configuration, logger: logger)
         do {
             let key = try PrivateSigningKey.generate(teamID: options.teamID)

@@ -5,6 +5,7 @@ import HeraldStore
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Inspection API: live over HTTP/1.1, checked against docs/inspection-api.json")
 struct InspectionAPITests {

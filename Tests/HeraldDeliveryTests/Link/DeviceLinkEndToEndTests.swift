@@ -4,6 +4,7 @@ import HeraldStore
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Device link: end to end with the running engine and a real SQLiteStore")
 struct DeviceLinkEndToEndTests {

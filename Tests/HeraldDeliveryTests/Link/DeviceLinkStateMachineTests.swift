@@ -3,6 +3,7 @@ import HeraldDeviceLink
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Device link: connection state machine")
 struct DeviceLinkStateMachineTests {

@@ -3,6 +3,7 @@ import NIOPosix
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Web port: server work queue")
 struct ServerWorkQueueTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Web port access: Origin, Content-Type, Host and the API token")
 struct WebAccessPolicyTests {

@@ -2,11 +2,10 @@
 /// (inline CSS and JavaScript, no external resources) that sends pushes, draws each device's screen and follows
 /// delivery traces through the JSON API under `/api/v1/`.
 ///
-/// Other methods on its paths get `405`; every other path (`/api/…`, `/metrics`, `/device-link`) is left to the
-/// next ``WebResponder``.
-public struct ConsoleResponder: WebResponder {
+/// Its routes are `GET /` and `GET /console` (the router reads `/console/` as `/console`).
+public struct ConsoleResponder: Sendable {
     /// The paths it answers.
-    public static let paths: Set<String> = ["/", "/console", "/console/"]
+    public static let paths = ["/", "/console"]
     /// The page's content type.
     public static let contentType = "text/html; charset=utf-8"
     /// What the page may load: only itself and the API on the same origin.
@@ -17,13 +16,15 @@ public struct ConsoleResponder: WebResponder {
     /// A console.
     public init() {}
 
-    public func respond(to request: WebRequest) async -> WebResponse? {
-        guard Self.paths.contains(request.path) else { return nil }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            var response = WebResponse.error(status: 405, "\(request.method) is not allowed on \(request.path); use GET")
-            response.headers["allow"] = "GET, HEAD"
-            return response
+    /// Adds the routes to the web port's.
+    public func addRoutes(to routes: inout WebRoutes) {
+        for path in Self.paths {
+            routes.get(path) { _ in page }
         }
+    }
+
+    /// The page's response.
+    var page: WebResponse {
         let headers = [
             "content-type": Self.contentType,
             "cache-control": "no-store",
