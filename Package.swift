@@ -81,8 +81,7 @@ let package = Package(
         .target(
             name: "HeraldDelivery",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldDeviceLink",
-                .product(name: "NIOCore", package: "swift-nio"),
+                "HeraldCore", "HeraldStore",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -94,16 +93,19 @@ let package = Package(
             name: "HeraldWeb",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldDeviceLink", "HeraldDelivery",
+                // The router and the server.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The child channel: HTTP/1.1 with the device link's WebSocket upgrade.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // HTTP/1.1 parts as HTTP types, as Hummingbird reads them.
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                // Metrics, logs, the service.
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

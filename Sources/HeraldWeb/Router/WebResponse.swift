@@ -1,7 +1,7 @@
 import HTTPTypes
 import HeraldDeviceLink
 import Hummingbird
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// An HTTP response from a route handler of the web port (``WebRoutes``).
 public struct WebResponse: Sendable, Hashable {
@@ -55,14 +55,14 @@ extension WebResponse {
         for field in response.headers { headers[field.name.canonicalName] = field.value }
         let collector = BodyCollector()
         try await response.body.write(collector)
-        self.init(status: response.status.code, headers: headers, body: collector.bytes.withLockedValue { $0 })
+        self.init(status: response.status.code, headers: headers, body: collector.bytes.withLock { $0 })
     }
 
     private final class BodyCollector: ResponseBodyWriter, Sendable {
-        let bytes = NIOLockedValueBox<[UInt8]>([])
+        let bytes = Mutex<[UInt8]>([])
 
         func write(_ buffer: ByteBuffer) async throws {
-            bytes.withLockedValue { $0.append(contentsOf: buffer.readableBytesView) }
+            bytes.withLock { $0.append(contentsOf: buffer.readableBytesView) }
         }
 
         func finish(_ trailingHeaders: HTTPFields?) async throws {}

@@ -12,22 +12,18 @@ struct WebLimitsLiveTests {
         var configuration = WebConfiguration()
         configuration.maximumRequestBodySize = 64
         try await LinkServerFixture.with(configuration: configuration, inspection: true) { fixture in
+            let payload = "{\"payload\":\"" + String(repeating: "x", count: 200) + "\"}"
+            let json = ["content-type": "application/json"]
             let large = try await InspectionHTTP.request(
                 port: fixture.port,
                 path: "/api/v1/console/send",
                 method: "POST",
-                headers: ["content-type": "application/json"],
-                body: "{\"payload\":\"" + String(repeating: "x", count: 200) + "\"}"
+                headers: json,
+                body: payload
             )
             #expect(large.status == 413)
             #expect(large.object?["error"] as? String == "the request body is over 64 bytes")
-            let small = try await InspectionHTTP.request(
-                port: fixture.port,
-                path: "/api/v1/devices",
-                method: "POST",
-                headers: ["content-type": "application/json"],
-                body: "{}"
-            )
+            let small = try await InspectionHTTP.request(port: fixture.port, path: "/api/v1/devices", method: "POST", headers: json, body: "{}")
             #expect(small.status == 405)
         }
     }
