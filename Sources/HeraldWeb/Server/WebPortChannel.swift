@@ -38,11 +38,14 @@ struct WebPortChannel: ServerChildChannel, HTTPChannelHandler {
         let configuration = services.configuration
         return channel.eventLoop.makeCompletedFuture {
             connections.add(channel)
-            // Idle devices stay connected; the kernel's keep-alive finds peers that vanished.
+            // Idle devices stay connected; the kernel's keep-alive finds peers that vanished. Frames leave at once.
             try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_keepalive), value: 1)
+            try channel.syncOptions?.setOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             let deadline = FirstRequestDeadline(timeout: configuration.httpIdleTimeout)
             let loopBoundDeadline = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
             let refused = NIOLoopBoundBox<HTTPRequestHead?>(nil, eventLoop: channel.eventLoop)
+            // Until the first request is read: a head NIO cannot parse (too large, malformed) gets `400` and a close.
+            let parseErrors = NIOLoopBound(HTTPServerProtocolErrorHandler(), eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
                 maxFrameSize: configuration.maximumFrameSize,
                 enableAutomaticErrorHandling: true,
@@ -56,6 +59,7 @@ struct WebPortChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         channel.pipeline.syncOperations.removeHandler(loopBoundDeadline.value, promise: nil)
+                        channel.pipeline.syncOperations.removeHandler(parseErrors.value, promise: nil)
                         // A device's FIN ends its link (Hummingbird allows half-closed HTTP connections).
                         try channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
                         try channel.pipeline.syncOperations.addHandler(DeviceLinkConnection(services: services))
@@ -69,6 +73,7 @@ struct WebPortChannel: ServerChildChannel, HTTPChannelHandler {
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
                         sync.removeHandler(loopBoundDeadline.value, promise: nil)
+                        sync.removeHandler(parseErrors.value, promise: nil)
                         try sync.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try sync.addHandler(
                             HTTPConnectionStateHandler(idleTimeout: .nanoseconds(configuration.httpIdleTimeout.nanoseconds), logger: logger)
@@ -88,6 +93,7 @@ struct WebPortChannel: ServerChildChannel, HTTPChannelHandler {
             pipeline.enableResponseHeaderValidation = false
             try channel.pipeline.syncOperations.addHandler(deadline)
             let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+            try channel.pipeline.syncOperations.addHandler(parseErrors.value)
             return Value(negotiated: negotiated, channel: channel)
         }
     }
