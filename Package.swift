@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HeraldActivityKit", targets: ["HeraldActivityKit"]),
         .library(name: "HeraldSimulator", targets: ["HeraldSimulator"]),
         .library(name: "HeraldDelivery", targets: ["HeraldDelivery"]),
+        .library(name: "HeraldWeb", targets: ["HeraldWeb"]),
         .library(name: "HeraldDeviceLink", targets: ["HeraldDeviceLink"]),
         .library(name: "HeraldDeviceHost", targets: ["HeraldDeviceHost"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
@@ -31,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // Pure values: payloads, push types, tokens, reasons, the JSON layer. Foundation only.
@@ -79,16 +83,35 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             resources: [.embedInCode("Assets")]
         ),
-        // Store-and-forward delivery, the device-link server and the inspection API.
+        // Store-and-forward delivery: the engine, its journal and its metrics. No HTTP.
         .target(
             name: "HeraldDelivery",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldDeviceLink", "HeraldConsole",
+                "HeraldCore", "HeraldStore",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The web port on Hummingbird: one router (the console and its API, the inspection API, metrics) with its
+        // middleware, and the device link's WebSocket mounted beside it.
+        .target(
+            name: "HeraldWeb",
+            dependencies: [
+                "HeraldCore", "HeraldStore", "HeraldDeviceLink", "HeraldDelivery", "HeraldConsole",
+                // The router and the server.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The child channel: HTTP/1.1 with the device link's WebSocket upgrade.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // HTTP/1.1 parts as HTTP types, as Hummingbird reads them.
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                // Metrics, logs, the service.
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,7 +161,7 @@ let package = Package(
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldDelivery", "HeraldProviderClient",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldDelivery", "HeraldWeb", "HeraldProviderClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -149,7 +172,7 @@ let package = Package(
         .target(
             name: "HeraldTesting",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldDeviceHost",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldWeb", "HeraldServer", "HeraldDeviceHost",
                 "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient", "HeraldGateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -158,7 +181,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery", "HeraldWeb",
                 "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer", "HeraldUserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -226,6 +249,7 @@ let package = Package(
             dependencies: [
                 "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -247,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "HeraldDeliveryTests",
             dependencies: [
-                "HeraldDelivery", "HeraldConsole", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
+                "HeraldDelivery", "HeraldWeb", "HeraldConsole", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -262,7 +286,7 @@ let package = Package(
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
                 "HeraldUserNotifications", "HeraldTestSupport",
-                "HeraldServer", "HeraldGateway",
+                "HeraldServer", "HeraldGateway", "HeraldWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldGateway
 import HeraldServer
+import HeraldWeb
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -153,32 +154,30 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         var configuration = HeraldServer.Configuration(dataDirectory: data.url)
-        configuration.host = host
-        configuration.apiToken = apiToken
-        configuration.tlsPort = tlsPort >= 0 ? tlsPort : nil
-        configuration.cleartextPort = cleartextPort >= 0 ? cleartextPort : nil
-        configuration.linkPort = linkPort >= 0 ? linkPort : nil
-        configuration.allowsEnrolment = allowEnrolment
-        configuration.offlineSlotsPerApp = offlineSlots
-        configuration.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
-        configuration.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
-        configuration.environment = environment
-        configuration.tlsCertificatePath = tlsCertificate
-        configuration.tlsKeyPath = tlsKey
-        configuration.clientCAPaths = clientCAs
-        configuration.maximumConcurrentStreams = maximumStreams
-        configuration.initialConcurrentStreams = initialStreams
-        configuration.idleTimeout = .seconds(Int64(idleTimeout))
-        configuration.handshakeTimeout = .seconds(Int64(handshakeTimeout))
-        configuration.maximumConnections = maximumConnections
-        configuration.perTokenRateLimit = perTokenRate
-        configuration.generatedIDFormat = generatedIDFormat
+        configuration.gateway.host = host
+        configuration.gateway.tlsPort = tlsPort >= 0 ? tlsPort : nil
+        configuration.gateway.cleartextPort = cleartextPort >= 0 ? cleartextPort : nil
+        configuration.gateway.environment = environment
+        configuration.gateway.maximumConcurrentStreams = maximumStreams
+        configuration.gateway.initialConcurrentStreams = initialStreams
+        configuration.gateway.idleTimeout = .seconds(Int64(idleTimeout))
+        configuration.gateway.limits.handshakeTimeout = .seconds(Int64(handshakeTimeout))
+        configuration.gateway.limits.maximumConnections = maximumConnections
+        configuration.gateway.perTokenRateLimit = perTokenRate
+        configuration.gateway.generatedIDFormat = generatedIDFormat
+        if let eventLoops { configuration.gateway.eventLoopThreads = eventLoops }
+        configuration.tls.certificatePath = tlsCertificate
+        configuration.tls.privateKeyPath = tlsKey
+        configuration.tls.clientCAPaths = clientCAs
+        configuration.delivery.offlineSlotsPerApp = offlineSlots
+        configuration.delivery.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
+        configuration.delivery.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
+        configuration.store.synchronous = synchronous == "normal" ? .normal : .full
+        configuration.web = linkPort >= 0 ? makeWebConfiguration(apiToken: apiToken) : nil
+        // The retention service also keeps the disk budget, so it is there even when retention by age is off.
+        configuration.retention = .init(retention: retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil)
         configuration.shutdownTimeout = .seconds(Int64(shutdownTimeout))
-        configuration.eventLoopThreads = eventLoops
-        configuration.webEventLoopThreads = eventLoops
-        configuration.retention = retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil
-        configuration.synchronous = synchronous == "normal" ? .normal : .full
-        configuration.maximumStoreBytes = maxStoreMB > 0 ? maxStoreMB * 1024 * 1024 : nil
+        configuration.store.maximumStoreBytes = maxStoreMB > 0 ? maxStoreMB * 1024 * 1024 : nil
         if let faultsFile { configuration.faults = try Self.faultRules(at: faultsFile) }
         return configuration
     }
@@ -201,6 +200,17 @@ struct ServeCommand: AsyncParsableCommand {
         return rules
     }
 
+    /// The web port's configuration from the options (`--link-port`, `--host`, `--allow-enrol`, `--event-loops`, the token).
+    private func makeWebConfiguration(apiToken: String?) -> WebConfiguration {
+        var web = WebConfiguration()
+        web.host = host
+        web.port = linkPort
+        web.allowsEnrolment = allowEnrolment
+        web.access = WebAccessPolicy(apiToken: apiToken, loopbackOnly: WebAccessPolicy.isLoopbackAddress(host))
+        if let eventLoops { web.eventLoopThreads = eventLoops }
+        return web
+    }
+
     /// The service group of `herald serve`: graceful shutdown on SIGTERM and SIGINT, escalated to cancellation
     /// after ``HeraldServer/Configuration/shutdownTimeout`` (so a journal that cannot write never holds the process).
     static func serviceGroupConfiguration(
@@ -221,7 +231,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await reportingErrors {
             let configuration = try makeConfiguration()
             try preflight()
-            let environment = configuration.environment
+            let environment = configuration.gateway.environment
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
             let server = try await HeraldServer(configuration: configuration, logger: logger)
@@ -239,8 +249,9 @@ struct ServeCommand: AsyncParsableCommand {
                 configuration: Self.serviceGroupConfiguration(services: server.services, configuration: configuration, logger: logger)
             )
             let host = self.host
-            let tokenQuery = configuration.apiToken.map { "?token=\($0)" } ?? ""
-            let tokenNote = configuration.apiToken == nil ? "" : " (needs the API token: authorization: Bearer …)"
+            let apiToken = configuration.web?.access.apiToken
+            let tokenQuery = apiToken.map { "?token=\($0)" } ?? ""
+            let tokenNote = apiToken == nil ? "" : " (needs the API token: authorization: Bearer …)"
             let dataPath = data.url.standardizedFileURL.path
             let trust = tlsSummary
             try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -4,6 +4,7 @@ import HeraldDelivery
 import HeraldGateway
 import HeraldProviderClient
 import HeraldStore
+import HeraldWeb
 import Synchronization
 
 /// The web console's pushes, checked and sent exactly as the gateway handles a provider's.

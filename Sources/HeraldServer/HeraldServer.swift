@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldGateway
 import HeraldStore
+import HeraldWeb
 import Logging
 import NIOCore
 import Prometheus
@@ -25,7 +26,7 @@ public struct HeraldServer: Sendable {
     /// The fault rules in force on the provider API (docs/faults.md).
     public let faults: FaultTable
     /// The device link and inspection API, unless the web port is disabled.
-    public let web: DeviceLinkServer?
+    public let web: WebServer?
     /// The development PKI, when TLS is on.
     public let pki: DevelopmentPKI?
     /// The web console's live state: devices' screens, interactions, events.
@@ -42,49 +43,32 @@ public struct HeraldServer: Sendable {
     ///
     /// - Throws: when the data directory, the store or the PKI cannot be opened or created.
     public init(configuration: Configuration, logger: Logger) async throws {
-        self.configuration = configuration
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        var storeConfiguration = SQLiteStore.Configuration(dataDirectory: configuration.dataDirectory.path)
-        storeConfiguration.synchronous = configuration.synchronous
-        storeConfiguration.maximumStoreBytes = configuration.maximumStoreBytes
-        let store = try SQLiteStore(configuration: storeConfiguration, clock: configuration.clock, logger: logger)
-
-        var gatewayConfiguration = GatewayConfiguration()
-        gatewayConfiguration.host = configuration.host
-        gatewayConfiguration.tlsPort = configuration.tlsPort
-        gatewayConfiguration.cleartextPort = configuration.cleartextPort
-        gatewayConfiguration.environment = configuration.environment
-        gatewayConfiguration.maximumConcurrentStreams = configuration.maximumConcurrentStreams
-        gatewayConfiguration.initialConcurrentStreams = configuration.initialConcurrentStreams
-        gatewayConfiguration.idleTimeout = TimeAmount(configuration.idleTimeout)
-        gatewayConfiguration.limits.handshakeTimeout = TimeAmount(configuration.handshakeTimeout)
-        gatewayConfiguration.limits.maximumConnections = configuration.maximumConnections
-        gatewayConfiguration.perTokenRateLimit = configuration.perTokenRateLimit
-        gatewayConfiguration.generatedIDFormat = configuration.generatedIDFormat
-        if let threads = configuration.eventLoopThreads { gatewayConfiguration.eventLoopThreads = threads }
-        var pki: DevelopmentPKI?
+        let store = try SQLiteStore(configuration: configuration.store, clock: configuration.clock, logger: logger)
+        // The one clean-up: everything after the store either succeeds or leaves only the store to close.
         do {
-            if configuration.tlsPort != nil {
-                let loaded = try DevelopmentPKI.loadOrCreate(in: configuration.tlsDirectory, now: Date())
-                gatewayConfiguration.tls = .init(
-                    certificatePath: configuration.tlsCertificatePath ?? loaded.files.serverCertificate.path,
-                    privateKeyPath: configuration.tlsKeyPath ?? loaded.files.serverPrivateKey.path,
-                    clientCAPaths: [loaded.files.caCertificate.path] + configuration.clientCAPaths
-                )
-                pki = loaded
-            }
+            self = try await HeraldServer(configuration: configuration, store: store, logger: logger)
         } catch {
             await store.shutdown()
             throw error
         }
+    }
 
-        var engineConfiguration = DeliveryEngine.Configuration()
-        engineConfiguration.policy.offlineSlotsPerApp = configuration.offlineSlotsPerApp
-        engineConfiguration.policy.defaultStorage = configuration.defaultStorage
-        engineConfiguration.policy.lowPriorityBurstWindow = configuration.lowPriorityBurstWindow
+    private init(configuration: Configuration, store: SQLiteStore, logger: Logger) async throws {
+        var gatewayConfiguration = configuration.gateway
+        let pki = try gatewayConfiguration.tlsPort.map { _ in try DevelopmentPKI.loadOrCreate(in: configuration.tlsDirectory, now: Date()) }
+        if let pki {
+            gatewayConfiguration.tls = .init(
+                certificatePath: configuration.tls.certificatePath ?? pki.files.serverCertificate.path,
+                privateKeyPath: configuration.tls.privateKeyPath ?? pki.files.serverPrivateKey.path,
+                clientCAPaths: [pki.files.caCertificate.path] + configuration.tls.clientCAPaths
+            )
+        }
         // One registry for the whole process, read by `GET /metrics` on the web port (docs/metrics.md).
         let metrics = PrometheusCollectorRegistry()
         let console = ConsoleHub()
+        var engineConfiguration = DeliveryEngine.Configuration()
+        engineConfiguration.policy = configuration.delivery
         let engine = DeliveryEngine(
             store: store,
             configuration: engineConfiguration,
@@ -94,94 +78,57 @@ public struct HeraldServer: Sendable {
             logger: logger
         )
         // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
-        do {
-            try await engine.restore()
-        } catch {
-            await store.shutdown()
-            throw error
-        }
+        try await engine.restore()
 
         let faults = FaultTable()
-        do {
-            for rule in configuration.faults { try faults.add(rule) }
-        } catch {
-            await store.shutdown()
-            throw error
-        }
+        for rule in configuration.faults { try faults.add(rule) }
         let services = ProviderServices(
             store: store,
             clock: configuration.clock,
             onAccepted: { engine.accepted($0, sequence: $1) },
             faults: faults
         )
-        let gateway = Gateway(
-            configuration: gatewayConfiguration,
-            services: services,
-            metrics: GatewayMetrics(registry: metrics),
-            logger: logger
+        let gateway = Gateway(configuration: gatewayConfiguration, services: services, metrics: GatewayMetrics(registry: metrics), logger: logger)
+        let consolePushes = try ConsolePushes(
+            store: store,
+            rules: ProviderRequestRules(environment: gatewayConfiguration.environment, policy: gatewayConfiguration.policy),
+            verifier: services.verifier,
+            gateway: gateway,
+            host: gatewayConfiguration.host,
+            caFile: pki?.files.caCertificate.path,
+            serverCertificateFile: configuration.tls.certificatePath,
+            clock: configuration.clock
         )
-        let consolePushes: ConsolePushes
-        do {
-            consolePushes = try ConsolePushes(
-                store: store,
-                rules: ProviderRequestRules(environment: gatewayConfiguration.environment, policy: gatewayConfiguration.policy),
-                verifier: services.verifier,
-                gateway: gateway,
-                host: configuration.host,
-                caFile: pki?.files.caCertificate.path,
-                serverCertificateFile: configuration.tlsCertificatePath,
-                clock: configuration.clock
-            )
-        } catch {
-            await store.shutdown()
-            throw error
-        }
-        var consoleConfiguration = ConsoleAPI.Configuration()
-        consoleConfiguration.longPollTimeout = configuration.consoleLongPollTimeout
-        consoleConfiguration.interactionTimeout = configuration.consoleInteractionTimeout
-        let consoleAPI = ConsoleAPI(hub: console, pushes: consolePushes, configuration: consoleConfiguration)
-        if let linkPort = configuration.linkPort {
-            var linkConfiguration = DeviceLinkServer.Configuration()
-            linkConfiguration.host = configuration.host
-            linkConfiguration.port = linkPort
-            linkConfiguration.allowsEnrolment = configuration.allowsEnrolment
-            linkConfiguration.access = WebAccessPolicy(
-                apiToken: configuration.apiToken,
-                loopbackOnly: WebAccessPolicy.isLoopbackAddress(configuration.host)
-            )
-            if let threads = configuration.webEventLoopThreads { linkConfiguration.eventLoopThreads = threads }
-            web = DeviceLinkServer(
-                configuration: linkConfiguration,
+        self.web = configuration.web.map { webConfiguration in
+            var routes = WebRoutes()
+            ConsoleAPI(hub: console, pushes: consolePushes, configuration: configuration.console).addRoutes(to: &routes)
+            InspectionAPI(store: store, engine: engine, screens: console).addRoutes(to: &routes)
+            MetricsEndpoint(registry: metrics).addRoutes(to: &routes)
+            ConsoleResponder().addRoutes(to: &routes)
+            return WebServer(
+                configuration: webConfiguration,
                 registry: store,
                 engine: engine,
-                // The console's routes first: the inspection API answers every other /api/v1/ path. The page last: it
-                // answers only `/` and `/console`, never a path under `/api/`.
-                responders: [
-                    consoleAPI, InspectionAPI(store: store, engine: engine, screens: console), MetricsEndpoint(registry: metrics), ConsoleResponder(),
-                ],
+                routes: routes,
+                metrics: metrics,
                 clock: configuration.clock,
                 console: console,
                 logger: logger
             )
-        } else {
-            web = nil
         }
-        self.retention =
-            configuration.retention == nil && configuration.maximumStoreBytes == nil
-            ? nil
-            : RetentionService(
-                store: store,
-                configuration: .init(retention: configuration.retention),
-                clock: configuration.clock,
-                registry: metrics,
-                logger: logger
-            )
+        self.retention = configuration.retention.flatMap { retention in
+            // Also for the disk budget alone (docs/delivery.md, "Retention").
+            retention.retention == nil && configuration.store.maximumStoreBytes == nil
+                ? nil
+                : RetentionService(store: store, configuration: retention, clock: configuration.clock, registry: metrics, logger: logger)
+        }
         self.unregistrationWatch = UnregistrationWatch(
             store: store,
             engine: engine,
-            interval: .milliseconds(storeConfiguration.registryRefreshIntervalMilliseconds),
+            interval: .milliseconds(configuration.store.registryRefreshIntervalMilliseconds),
             logger: logger
         )
+        self.configuration = configuration
         self.gateway = gateway
         self.faults = faults
         self.store = store

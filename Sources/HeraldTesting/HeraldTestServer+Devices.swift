@@ -46,7 +46,7 @@ extension HeraldTestServer {
         apps bundleIDs: [String],
         timeout: Duration = .seconds(10)
     ) async throws -> TestDevice {
-        let environment = server.configuration.environment
+        let environment = server.configuration.gateway.environment
         let manifest = DeviceManifest(name: name, apps: bundleIDs.map { AppManifest(bundleID: $0, environment: environment) })
         return try await addDevice(manifest: manifest, timeout: timeout)
     }
@@ -54,7 +54,7 @@ extension HeraldTestServer {
     /// Issues a device token for an app on a device that never connects (a phone that is switched off): what is
     /// sent to it waits, is replaced or expires, as the trace tells.
     public func offlineToken(for bundleID: String, environment: APNSEnvironment? = nil) async throws -> String {
-        let environment = environment ?? server.configuration.environment
+        let environment = environment ?? server.configuration.gateway.environment
         return try await server.store.registerToken(bundleID: bundleID, environment: environment, deviceID: nil).hex
     }
 }

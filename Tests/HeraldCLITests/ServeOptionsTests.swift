@@ -1,5 +1,6 @@
 import HeraldTestTiers
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Testing
 
@@ -24,14 +25,14 @@ struct ServeOptionsTests {
 
     @Test("--api-token: none on loopback; required with a --host that is not loopback; a token that cannot travel is refused")
     func apiToken() throws {
-        #expect(try ServeCommand.parse([]).makeConfiguration().apiToken == nil)
-        #expect(try ServeCommand.parse(["--host", "::1"]).makeConfiguration().apiToken == nil)
+        #expect(try ServeCommand.parse([]).makeConfiguration().web?.access.apiToken == nil)
+        #expect(try ServeCommand.parse(["--host", "::1"]).makeConfiguration().web?.access.apiToken == nil)
         let open = try ServeCommand.parse(["--host", "0.0.0.0"])
         #expect(throws: CLIFailure.self) { try open.makeConfiguration() }
         // No web port, nothing to protect.
-        #expect(try ServeCommand.parse(["--host", "0.0.0.0", "--link-port", "-1"]).makeConfiguration().apiToken == nil)
+        #expect(try ServeCommand.parse(["--host", "0.0.0.0", "--link-port", "-1"]).makeConfiguration().web?.access.apiToken == nil)
         let token = "0123456789abcdef0123"
-        #expect(try ServeCommand.parse(["--host", "0.0.0.0", "--api-token", token]).makeConfiguration().apiToken == token)
+        #expect(try ServeCommand.parse(["--host", "0.0.0.0", "--api-token", token]).makeConfiguration().web?.access.apiToken == token)
         let bad = try ServeCommand.parse(["--api-token", "short"])
         #expect(throws: CLIFailure("--api-token must be 16 to 256 visible ASCII characters without ; , \" or \\")) {
             try bad.makeConfiguration()
@@ -46,26 +47,28 @@ struct ServeOptionsTests {
 
     @Test("retention: 7 days by default, --retention-hours N, 0 keeps everything, negative is an error")
     func retention() throws {
-        #expect(try ServeCommand.parse([]).makeConfiguration().retention == .seconds(7 * 24 * 3600))
-        #expect(try ServeCommand.parse(["--retention-hours", "2"]).makeConfiguration().retention == .seconds(7200))
-        #expect(try ServeCommand.parse(["--retention-hours", "0"]).makeConfiguration().retention == nil)
+        #expect(try ServeCommand.parse([]).makeConfiguration().retention?.retention == .seconds(7 * 24 * 3600))
+        #expect(try ServeCommand.parse(["--retention-hours", "2"]).makeConfiguration().retention?.retention == .seconds(7200))
+        // Without retention by age the service stays for the disk budget.
+        #expect(try ServeCommand.parse(["--retention-hours", "0"]).makeConfiguration().retention?.retention == nil)
+        #expect(try ServeCommand.parse(["--retention-hours", "0"]).makeConfiguration().retention != nil)
         let negative = try ServeCommand.parse(["--retention-hours=-1"])
         #expect(throws: CLIFailure("--retention-hours must not be negative")) { try negative.makeConfiguration() }
     }
 
     @Test("--max-store-mb: 1024 MiB by default, N MiB, 0 for no budget, negative is an error")
     func maxStore() throws {
-        #expect(try ServeCommand.parse([]).makeConfiguration().maximumStoreBytes == 1024 * 1024 * 1024)
-        #expect(try ServeCommand.parse(["--max-store-mb", "64"]).makeConfiguration().maximumStoreBytes == 64 * 1024 * 1024)
-        #expect(try ServeCommand.parse(["--max-store-mb", "0"]).makeConfiguration().maximumStoreBytes == nil)
+        #expect(try ServeCommand.parse([]).makeConfiguration().store.maximumStoreBytes == 1024 * 1024 * 1024)
+        #expect(try ServeCommand.parse(["--max-store-mb", "64"]).makeConfiguration().store.maximumStoreBytes == 64 * 1024 * 1024)
+        #expect(try ServeCommand.parse(["--max-store-mb", "0"]).makeConfiguration().store.maximumStoreBytes == nil)
         let negative = try ServeCommand.parse(["--max-store-mb=-1"])
         #expect(throws: CLIFailure("--max-store-mb must be between 0 and 2^40")) { try negative.makeConfiguration() }
     }
 
     @Test("--generated-apns-id: time-ordered by default, random, anything else is an error")
     func generatedAPNSID() throws {
-        #expect(try ServeCommand.parse([]).makeConfiguration().generatedIDFormat == .timeOrdered)
-        #expect(try ServeCommand.parse(["--generated-apns-id", "random"]).makeConfiguration().generatedIDFormat == .random)
+        #expect(try ServeCommand.parse([]).makeConfiguration().gateway.generatedIDFormat == .timeOrdered)
+        #expect(try ServeCommand.parse(["--generated-apns-id", "random"]).makeConfiguration().gateway.generatedIDFormat == .random)
         let bad = try ServeCommand.parse(["--generated-apns-id", "v1"])
         #expect(throws: CLIFailure("--generated-apns-id must be time-ordered or random, not v1")) { try bad.makeConfiguration() }
     }
@@ -86,9 +89,9 @@ struct ServeOptionsTests {
     @Test("--event-loops sets the provider ports' and the web port's threads")
     func eventLoops() throws {
         let configuration = try ServeCommand.parse(["--event-loops", "1"]).makeConfiguration()
-        #expect(configuration.eventLoopThreads == 1 && configuration.webEventLoopThreads == 1)
+        #expect(configuration.gateway.eventLoopThreads == 1 && configuration.web?.eventLoopThreads == 1)
         let defaults = try ServeCommand.parse([]).makeConfiguration()
-        #expect(defaults.eventLoopThreads == nil && defaults.webEventLoopThreads == nil)
+        #expect(defaults.gateway.eventLoopThreads == System.coreCount && defaults.web?.eventLoopThreads == System.coreCount)
         #expect(throws: CLIFailure("--event-loops must be at least 1")) { try ServeCommand.parse(["--event-loops", "0"]).makeConfiguration() }
     }
 }

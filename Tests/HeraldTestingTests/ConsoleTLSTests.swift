@@ -28,12 +28,12 @@ struct ConsoleTLSTests {
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-console-tls-\(UUID().uuidString)")
         var configuration = HeraldServer.Configuration(dataDirectory: directory)
-        configuration.tlsPort = 0
-        configuration.cleartextPort = nil
-        configuration.linkPort = 0
-        configuration.eventLoopThreads = 1
-        configuration.webEventLoopThreads = 1
-        configuration.synchronous = .normal
+        configuration.gateway.tlsPort = 0
+        configuration.gateway.cleartextPort = nil
+        configuration.gateway.eventLoopThreads = 1
+        configuration.web?.port = 0
+        configuration.web?.eventLoopThreads = 1
+        configuration.store.synchronous = .normal
         if certificate == .given {
             // Another CA's certificate, named for a host the console does not connect to.
             let authority = try DevelopmentCertificateAuthority.generate(commonName: "Another CA", now: Date())
@@ -44,8 +44,8 @@ struct ConsoleTLSTests {
             let keyPath = files.appendingPathComponent("server.key")
             try Data(issued.certificatePEM.utf8).write(to: certificatePath)
             try Data(issued.privateKey.pemRepresentation.utf8).write(to: keyPath)
-            configuration.tlsCertificatePath = certificatePath.path
-            configuration.tlsKeyPath = keyPath.path
+            configuration.tls.certificatePath = certificatePath.path
+            configuration.tls.privateKeyPath = keyPath.path
         }
         let server = try await HeraldServer(configuration: configuration, logger: logger)
         let group = ServiceGroup(services: server.services, logger: logger)

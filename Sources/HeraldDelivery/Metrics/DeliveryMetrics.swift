@@ -5,7 +5,7 @@ import Prometheus
 /// waits, the connected devices, and the delivery latency.
 ///
 /// The engine's event loop updates them as it processes events: counters and gauges are atomic stores, so
-/// nothing here slows a send. Hand the same registry to the gateway's metrics and to ``MetricsEndpoint``; an
+/// nothing here slows a send. Hand the same registry to the gateway's metrics and to the web port's `MetricsEndpoint`; an
 /// engine created without metrics records into a registry of its own that nobody reads.
 public struct DeliveryMetrics: Sendable {
     /// The upper bounds of the delivery-latency buckets: milliseconds for an online device, up to a day for

@@ -3,7 +3,7 @@ import HeraldConsole
 import HeraldTestTiers
 import Testing
 
-@testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Console: the page on GET / and /console, its files under /console/", .tier(.unit))
 struct ConsoleResponderTests {
@@ -15,8 +15,15 @@ struct ConsoleResponderTests {
     /// Test ids the script builds from a prefix and a value.
     static let testIDPrefixes = ["'device-'", "'notification-'", "'action-'", "'text-input-'", "'text-input-send-'", "'trace-event-'"]
 
+    /// A router with the console's routes only.
+    static func router() -> WebRouter {
+        var routes = WebRoutes()
+        ConsoleResponder().addRoutes(to: &routes)
+        return WebRouter(routes: routes, configuration: WebConfiguration(), metrics: .init(), logger: .init(label: "test.console"))
+    }
+
     static func get(_ path: String, headers: [(name: String, value: String)] = []) async throws -> (response: WebResponse, text: String) {
-        let response = try #require(await ConsoleResponder().respond(to: WebRequest(method: "GET", target: path, headers: headers)))
+        let response = await router().respond(to: WebRequest(method: "GET", target: path, headers: headers))
         return (response, String(decoding: response.body, as: UTF8.self))
     }
 
@@ -104,11 +111,17 @@ struct ConsoleResponderTests {
 
     @Test("an unknown file under /console/ is 404")
     func unknownFile() async throws {
-        for path in ["/console/app.js", "/console/../Package.swift", "/console/console.js/x", "/console/CONSOLE.JS"] {
+        for path in ["/console/app.js", "/console/CONSOLE.JS"] {
             let (response, text) = try await Self.get(path)
             #expect(response.status == 404, "\(path)")
             #expect(response.headers["content-type"] == "application/json")
             #expect(text.contains("no file"), "\(path)")
+        }
+        // Deeper paths match no route at all.
+        for path in ["/console/../Package.swift", "/console/console.js/x"] {
+            let (response, _) = try await Self.get(path)
+            #expect(response.status == 404, "\(path)")
+            #expect(response.headers["content-type"] == "application/json")
         }
     }
 
@@ -146,23 +159,20 @@ struct ConsoleResponderTests {
         for name in imports { #expect(ConsoleAssets.asset(at: "/console/" + name) != nil, "\(name) is not served") }
     }
 
-    @Test("other methods on the console's paths get 405; /api/…, /metrics, /device-link and other paths are left to other responders")
+    @Test("other methods on the console's paths get 405 with allow; HEAD answers; other paths are not the console's")
     func routing() async throws {
-        let console = ConsoleResponder()
+        let router = Self.router()
         for method in ["POST", "PUT", "DELETE"] {
             for path in ["/", "/console/console.js"] {
-                let response = try #require(await console.respond(to: WebRequest(method: method, target: path)))
+                let response = await router.respond(to: WebRequest(method: method, target: path))
                 #expect(response.status == 405, "\(method) \(path)")
                 #expect(response.headers["allow"] == "GET, HEAD")
             }
         }
-        let head = try #require(await console.respond(to: WebRequest(method: "HEAD", target: "/console")))
+        let head = await router.respond(to: WebRequest(method: "HEAD", target: "/console"))
         #expect(head.status == 200)
-        for path in [
-            "/api/v1/devices", "/api/v1/console/validate", "/api/v1/events", "/api/", "/metrics", "/device-link", "/index.html", "/favicon.ico",
-        ] {
-            #expect(await console.respond(to: WebRequest(method: "GET", target: path)) == nil, "\(path) was taken by the console")
-            #expect(await console.respond(to: WebRequest(method: "POST", target: path)) == nil, "POST \(path) was taken by the console")
+        for path in ["/api/v1/devices", "/api/", "/metrics", "/index.html", "/favicon.ico"] {
+            #expect(await router.respond(to: WebRequest(method: "GET", target: path)).status == 404, "\(path) was taken by the console")
         }
     }
 }

@@ -6,6 +6,7 @@ import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Inspection API: live over HTTP/1.1, checked against docs/inspection-api.json", .tier(.inProcess))
 struct InspectionAPITests {

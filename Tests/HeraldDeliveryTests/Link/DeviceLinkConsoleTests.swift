@@ -4,6 +4,7 @@ import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 /// The device link's console frames on a live web port (tier 3): screens kept per device, `interact` forwarded
 /// and answered, and the size limits.

@@ -5,6 +5,7 @@ import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Device link: end to end with the running engine and a real SQLiteStore", .tier(.inProcess))
 struct DeviceLinkEndToEndTests {

@@ -5,6 +5,7 @@ import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Device link: live server and client", .tier(.inProcess))
 struct DeviceLinkServerTests {
@@ -135,7 +136,7 @@ struct DeviceLinkServerTests {
             let refused = await linkError { try await client.hello(.enrol(name: "new phone")) }
             #expect(refused?.code == .enrolmentDisabled)
         }
-        var configuration = DeviceLinkServer.Configuration()
+        var configuration = WebConfiguration()
         configuration.allowsEnrolment = true
         try await LinkServerFixture.with(configuration: configuration) { fixture in
             let client = try await fixture.connect()
@@ -232,7 +233,7 @@ struct DeviceLinkServerTests {
 
     @Test("no hello in time closes the connection with 1008")
     func helloTimeout() async throws {
-        var configuration = DeviceLinkServer.Configuration()
+        var configuration = WebConfiguration()
         configuration.helloTimeout = .milliseconds(100)
         try await LinkServerFixture.with(configuration: configuration) { fixture in
             let client = try await fixture.connect()

@@ -4,6 +4,7 @@ import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Device link: connection state machine", .tier(.unit))
 struct DeviceLinkStateMachineTests {

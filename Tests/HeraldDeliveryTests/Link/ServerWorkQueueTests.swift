@@ -4,6 +4,7 @@ import NIOPosix
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Web port: server work queue", .tier(.unit))
 struct ServerWorkQueueTests {

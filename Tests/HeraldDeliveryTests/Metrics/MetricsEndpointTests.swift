@@ -12,6 +12,7 @@ import ServiceLifecycle
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,24 +20,31 @@ import FoundationNetworking
 
 @Suite("Metrics: GET /metrics on the web port", .tier(.inProcess))
 struct MetricsEndpointTests {
-    @Test("GET /metrics answers the registry in the text format 0.0.4; other methods 405; other paths are not taken")
+    @Test("GET /metrics answers the registry in the text format 0.0.4; other methods 405; other paths 404")
     func endpointRouting() async throws {
         let registry = PrometheusCollectorRegistry()
         registry.makeCounter(name: "example_total", help: "An example.").increment(by: Int64(3))
-        let endpoint = MetricsEndpoint(registry: registry)
+        var routes = WebRoutes()
+        MetricsEndpoint(registry: registry).addRoutes(to: &routes)
+        let router = WebRouter(
+            routes: routes,
+            configuration: WebConfiguration(),
+            metrics: PrometheusCollectorRegistry(),
+            logger: .init(label: "test")
+        )
 
-        let response = try #require(await endpoint.respond(to: WebRequest(method: "GET", target: "/metrics")))
+        let response = await router.respond(to: WebRequest(method: "GET", target: "/metrics"))
         #expect(response.status == 200)
         #expect(response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
         let text = PrometheusText(String(decoding: response.body, as: UTF8.self))
         #expect(text["example_total"] == 3)
         #expect(text.types["example_total"] == "counter")
 
-        let post = try #require(await endpoint.respond(to: WebRequest(method: "POST", target: "/metrics")))
+        let post = await router.respond(to: WebRequest(method: "POST", target: "/metrics"))
         #expect(post.status == 405)
         #expect(post.headers["allow"] == "GET, HEAD")
-        #expect(await endpoint.respond(to: WebRequest(method: "GET", target: "/api/v1/devices")) == nil)
-        #expect(await endpoint.respond(to: WebRequest(method: "GET", target: "/metricsx")) == nil)
+        #expect(await router.respond(to: WebRequest(method: "GET", target: "/api/v1/devices")).status == 404)
+        #expect(await router.respond(to: WebRequest(method: "GET", target: "/metricsx")).status == 404)
     }
 
     @Test("an accepted push, a rejected one, a delivery 40 ms after acceptance: counters, gauges and histograms")
@@ -170,14 +178,17 @@ private struct MetricsSystem {
             metrics: DeliveryMetrics(registry: registry),
             logger: logger
         )
-        var linkConfiguration = DeviceLinkServer.Configuration()
+        var routes = WebRoutes()
+        MetricsEndpoint(registry: registry).addRoutes(to: &routes)
+        var linkConfiguration = WebConfiguration()
         linkConfiguration.port = 0
         linkConfiguration.eventLoopThreads = 1
-        let server = DeviceLinkServer(
+        let server = WebServer(
             configuration: linkConfiguration,
             registry: store,
             engine: engine,
-            responders: [MetricsEndpoint(registry: registry)],
+            routes: routes,
+            metrics: registry,
             clock: clock,
             logger: logger
         )

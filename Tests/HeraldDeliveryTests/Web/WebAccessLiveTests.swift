@@ -8,6 +8,7 @@ import NIOWebSocket
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Web port access, live: the policy guards every request; device links that go silent are closed", .tier(.inProcess))
 struct WebAccessLiveTests {
@@ -45,7 +46,7 @@ struct WebAccessLiveTests {
 
     @Test("With an API token, the inspection API needs it; the token in the console URL becomes a cookie")
     func apiToken() async throws {
-        var configuration = DeviceLinkServer.Configuration()
+        var configuration = WebConfiguration()
         configuration.access = WebAccessPolicy(apiToken: "test-token-0123456789")
         try await LinkServerFixture.with(configuration: configuration, inspection: true) { fixture in
             #expect(try await InspectionHTTP.request(port: fixture.port, path: "/api/v1/devices").status == 401)
@@ -68,7 +69,7 @@ struct WebAccessLiveTests {
     func silentPeer() throws {
         let channel = EmbeddedChannel()
         defer { _ = try? channel.finish() }
-        var configuration = DeviceLinkServer.Configuration()
+        var configuration = WebConfiguration()
         configuration.peerTimeout = .hours(1)
         try channel.pipeline.syncOperations.addHandler(DeviceLinkConnection(services: Self.services(configuration)))
         channel.pipeline.fireUserInboundEventTriggered(PeerCheck())
@@ -86,11 +87,10 @@ struct WebAccessLiveTests {
         #expect(data.readWebSocketErrorCode() == .goingAway)
     }
 
-    static func services(_ configuration: DeviceLinkServer.Configuration) -> DeviceLinkServices {
+    static func services(_ configuration: WebConfiguration) -> DeviceLinkServices {
         DeviceLinkServices(
             registry: LinkTestRegistry(clock: ManualWallClock(milliseconds: 0)),
             engine: DeliveryEngine(store: InMemoryDeliveryStore(), logger: .init(label: "test.web-access")),
-            responders: [],
             work: ServerWorkQueue(),
             clock: ManualWallClock(milliseconds: 0),
             logger: .init(label: "test.web-access"),

@@ -2,6 +2,7 @@ import HeraldTestTiers
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 @Suite("Web port access: Origin, Content-Type, Host and the API token", .tier(.unit))
 struct WebAccessPolicyTests {

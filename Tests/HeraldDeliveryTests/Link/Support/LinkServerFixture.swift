@@ -9,6 +9,7 @@ import ServiceLifecycle
 import Testing
 
 @testable import HeraldDelivery
+@testable import HeraldWeb
 
 /// A live web port on an ephemeral port with a real ``SQLiteStore`` in a temporary folder (or another
 /// registry a test passes) and an engine (tier 3).
@@ -17,7 +18,7 @@ import Testing
 /// link told it, and drive the ``DeviceSession`` it was given. With `runsEngine` it runs in the same
 /// `ServiceGroup` (end-to-end tests); its inputs are then its own.
 final class LinkServerFixture: Sendable {
-    let server: DeviceLinkServer
+    let server: WebServer
     let engine: DeliveryEngine
     let registry: any DeviceRegistry
     let store: SQLiteStore
@@ -28,7 +29,7 @@ final class LinkServerFixture: Sendable {
     private let runTask: Task<Void, any Error>
 
     private init(
-        server: DeviceLinkServer,
+        server: WebServer,
         engine: DeliveryEngine,
         registry: any DeviceRegistry,
         store: SQLiteStore,
@@ -50,7 +51,7 @@ final class LinkServerFixture: Sendable {
 
     /// Starts a server (serving the inspection API when `inspection`), runs `body`, and always stops it.
     static func with<T>(
-        configuration: DeviceLinkServer.Configuration = .init(),
+        configuration: WebConfiguration = .init(),
         registry: (any DeviceRegistry)? = nil,
         inspection: Bool = false,
         runsEngine: Bool = false,
@@ -68,7 +69,7 @@ final class LinkServerFixture: Sendable {
     }
 
     private static func start(
-        configuration: DeviceLinkServer.Configuration,
+        configuration: WebConfiguration,
         registry: (any DeviceRegistry)?,
         inspection: Bool,
         runsEngine: Bool
@@ -82,15 +83,16 @@ final class LinkServerFixture: Sendable {
         var engineConfiguration = DeliveryEngine.Configuration()
         engineConfiguration.policy.lowPriorityBurstWindow = .zero
         let engine = DeliveryEngine(store: store, configuration: engineConfiguration, clock: clock, logger: logger)
-        let responders: [any WebResponder] = inspection ? [InspectionAPI(store: store, engine: engine)] : []
+        var routes = WebRoutes()
+        if inspection { InspectionAPI(store: store, engine: engine).addRoutes(to: &routes) }
         var configuration = configuration
         configuration.port = 0
         configuration.eventLoopThreads = 1
-        let server = DeviceLinkServer(
+        let server = WebServer(
             configuration: configuration,
             registry: registry,
             engine: engine,
-            responders: responders,
+            routes: routes,
             clock: clock,
             logger: logger
         )

@@ -1,18 +1,12 @@
-/// Answers HTTP requests on the web port: the web console and its API, the inspection API, metrics.
-///
-/// The ``DeviceLinkServer`` asks its responders in order and sends the first answer; a request no responder
-/// takes gets `404` with a JSON error. `GET /device-link` never reaches a responder: it is the WebSocket.
-public protocol WebResponder: Sendable {
-    /// The response, or `nil` when the request is not for this responder.
-    ///
-    /// Runs in a child task of the server; it should not take long (the connection waits for it).
-    func respond(to request: WebRequest) async -> WebResponse?
-}
+import Hummingbird
 
-/// An HTTP request on the web port, with its body read in full.
+/// An HTTP request on the web port as a route handler sees it: its body read in full (up to
+/// ``WebConfiguration/maximumRequestBodySize``) and its path's `{name}` captures in ``parameters``.
 public struct WebRequest: Sendable {
     /// The method, e.g. `GET`.
     public var method: String
+    /// The target as sent: the path and the query.
+    public var target: String
     /// The path as sent, without the query, e.g. `/api/v1/devices`.
     public var path: String
     /// The query's parameters in order, percent-decoded (`+` reads as a space).
@@ -21,15 +15,31 @@ public struct WebRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body.
     public var body: [UInt8]
+    /// The path's captures, percent-decoded: for the route `/api/v1/devices/{id}`, `["id": …]`.
+    public var parameters: [String: String] = [:]
 
     /// Creates a request from its target (path and query, as on the request line).
     public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
+        self.target = target
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         self.path = String(parts.first ?? "")
         self.query = parts.count > 1 ? Self.parseQuery(parts[1]) : []
         self.headers = headers
         self.body = body
+    }
+
+    /// A request the router received: its head, with `Host` (which HTTP types keep as the authority) back among the
+    /// header fields, and its body.
+    init(_ request: Request, body: [UInt8]) {
+        var headers = request.headers.map { (name: $0.name.canonicalName, value: $0.value) }
+        if let authority = request.head.authority { headers.insert((name: "host", value: authority), at: 0) }
+        self.init(method: request.method.rawValue, target: request.head.path ?? "/", headers: headers, body: body)
+    }
+
+    /// The capture `name` of the route's path (empty when the route has none of that name).
+    public func parameter(_ name: String) -> String {
+        parameters[name] ?? ""
     }
 
     /// The path's segments, percent-decoded: `/api/v1/devices/a%20b` → `["api", "v1", "devices", "a b"]`.

@@ -5,10 +5,10 @@ import HeraldConsole
 /// pushes, draws each device's screen and follows delivery traces through the JSON API under `/api/v1/`.
 ///
 /// Every answer carries a strong `etag` and `cache-control: no-cache`: a browser revalidates each time and gets `304`
-/// while the binary is the same. The CSP allows scripts and styles from the same origin only (no inline ones).
-/// Other methods on its paths get `405`, an unknown file under `/console/` gets `404`; every other path (`/api/…`,
-/// `/metrics`, `/device-link`) is left to the next ``WebResponder``.
-public struct ConsoleResponder: WebResponder {
+/// while the binary is the same. The CSP allows scripts and styles from the same origin only (no inline ones). Its
+/// routes are `GET /`, `GET /console` (the router reads `/console/` as `/console`) and `GET /console/{file}`; an
+/// unknown file gets `404`, another method `405`.
+public struct ConsoleResponder: Sendable {
     /// What the page may load: only its own files and the API on the same origin; no inline script or style.
     public static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -19,16 +19,21 @@ public struct ConsoleResponder: WebResponder {
     /// A console.
     public init() {}
 
-    public func respond(to request: WebRequest) async -> WebResponse? {
-        guard ConsoleAssets.isConsolePath(request.path) else { return nil }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            var response = WebResponse.error(status: 405, "\(request.method) is not allowed on \(request.path); use GET")
-            response.headers["allow"] = "GET, HEAD"
-            return response
+    /// Adds the routes to the web port's.
+    public func addRoutes(to routes: inout WebRoutes) {
+        for path in ["/", "/console"] {
+            routes.get(path) { request in Self.answer(ConsoleAssets.page, to: request) }
         }
-        guard let asset = ConsoleAssets.asset(at: request.path) else {
-            return .error(status: 404, "the console has no file at \(request.path)")
+        routes.get("/console/{file}") { request in
+            guard let asset = ConsoleAssets.asset(at: ConsoleAssets.assetPathPrefix + (request.parameters["file"] ?? "")) else {
+                throw WebError.notFound("the console has no file at \(request.path)")
+            }
+            return Self.answer(asset, to: request)
         }
+    }
+
+    /// The asset, or `304` when the request's `If-None-Match` names its entity tag.
+    static func answer(_ asset: ConsoleAsset, to request: WebRequest) -> WebResponse {
         var headers = [
             "etag": asset.entityTag,
             "cache-control": Self.cacheControl,

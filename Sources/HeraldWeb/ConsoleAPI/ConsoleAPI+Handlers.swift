@@ -1,11 +1,12 @@
 import HeraldCore
+import HeraldDelivery
 import HeraldDeviceLink
 
 extension ConsoleAPI {
     /// `GET /api/v1/devices/{id}/screen`: `{deviceID, online, updatedAt, screen}`.
-    func screen(deviceID: String) throws(ConsoleAPIError) -> WebResponse {
+    func screen(deviceID: String) throws(WebError) -> WebResponse {
         guard let screen = hub.screen(deviceID: deviceID) else {
-            throw ConsoleAPIError(status: 404, message: "device \(deviceID) has not sent a screen (unknown, or never connected)")
+            throw WebError(status: 404, message: "device \(deviceID) has not sent a screen (unknown, or never connected)")
         }
         var writer = JSONTextWriter(capacity: 128 + screen.json.count)
         writer.beginObject()
@@ -19,7 +20,7 @@ extension ConsoleAPI {
     }
 
     /// `POST /api/v1/devices/{id}/interactions`: forwards an `interact` and waits for the device's answer.
-    func interact(deviceID: String, body: [UInt8]) async throws(ConsoleAPIError) -> WebResponse {
+    func interact(deviceID: String, body: [UInt8]) async throws(WebError) -> WebResponse {
         let request = try Self.interaction(body)
         let outcome = await hub.interact(deviceID: deviceID, timeout: configuration.interactionTimeout) { id in
             var interaction = request
@@ -33,16 +34,16 @@ extension ConsoleAPI {
             writer.member("ok", true)
             writer.endObject()
             return .json(writer.bytes)
-        case .refused(let message): throw ConsoleAPIError(status: 422, message: message)
-        case .offline: throw ConsoleAPIError(status: 409, message: "device \(deviceID) is offline")
+        case .refused(let message): throw WebError(status: 422, message: message)
+        case .offline: throw WebError(status: 409, message: "device \(deviceID) is offline")
         case .timedOut:
-            throw ConsoleAPIError(status: 504, message: "device \(deviceID) did not answer within \(configuration.interactionTimeout)")
+            throw WebError(status: 504, message: "device \(deviceID) did not answer within \(configuration.interactionTimeout)")
         }
     }
 
     /// Reads an interaction body: the members of `interact` without `type` and `id`, checked for what its kind needs.
-    static func interaction(_ body: [UInt8]) throws(ConsoleAPIError) -> DeviceLinkInteraction {
-        let reader = try ConsoleAPIError.bodyReader(body)
+    static func interaction(_ body: [UInt8]) throws(WebError) -> DeviceLinkInteraction {
+        let reader = try WebError.bodyReader(body)
         let context = DeviceLinkError(code: .malformedFrame, message: "")
         let interaction: DeviceLinkInteraction
         do throws(DeviceLinkError) {
@@ -64,7 +65,7 @@ extension ConsoleAPI {
     }
 
     /// `POST /api/v1/console/validate`: `{"valid":true}` or the gateway's reason.
-    func validate(body: [UInt8]) async throws(ConsoleAPIError) -> WebResponse {
+    func validate(body: [UInt8]) async throws(WebError) -> WebResponse {
         let pushes = try available()
         let push = try ConsolePush(json: body)
         var writer = JSONTextWriter()
@@ -82,14 +83,14 @@ extension ConsoleAPI {
     }
 
     /// `POST /api/v1/console/send`: the gateway's answer, `{status, apnsID, reason, timestamp}`.
-    func send(body: [UInt8]) async throws(ConsoleAPIError) -> WebResponse {
+    func send(body: [UInt8]) async throws(WebError) -> WebResponse {
         let pushes = try available()
         let push = try ConsolePush(json: body)
         let answer: ConsolePushAnswer
         do {
             answer = try await pushes.send(push)
         } catch {
-            throw ConsoleAPIError(status: 502, message: "the gateway did not answer: \(error)")
+            throw WebError(status: 502, message: "the gateway did not answer: \(error)")
         }
         var writer = JSONTextWriter()
         writer.beginObject()
@@ -101,13 +102,13 @@ extension ConsoleAPI {
         return .json(writer.bytes)
     }
 
-    private func available() throws(ConsoleAPIError) -> any ConsolePushService {
-        guard let pushes else { throw ConsoleAPIError(status: 503, message: "this server does not send from the console") }
+    private func available() throws(WebError) -> any ConsolePushService {
+        guard let pushes else { throw WebError(status: 503, message: "this server does not send from the console") }
         return pushes
     }
 
     /// `GET /api/v1/events?after=`: the events after `after`, waiting for one when there are none yet.
-    func events(request: WebRequest) async throws(ConsoleAPIError) -> WebResponse {
+    func events(request: WebRequest) async throws(WebError) -> WebResponse {
         let page: (events: [ConsoleEvent], next: UInt64)
         if let text = request.queryValue("after") {
             guard let after = UInt64(text) else { throw .badRequest("after must be a non-negative integer (the last seq seen)") }

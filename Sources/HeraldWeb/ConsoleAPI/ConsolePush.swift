@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDelivery
 import HeraldDeviceLink
 
 /// A push as the web console's send form has it (`POST /api/v1/console/validate` and `/send`).
@@ -54,8 +55,8 @@ public struct ConsolePush: Sendable, Hashable {
     /// Reads the form's JSON body; `payload` is required, a string (the JSON text as typed) or a JSON object.
     ///
     /// - Throws: a one-line message for a body that is not such an object, or one with a header value that cannot be sent.
-    init(json body: [UInt8]) throws(ConsoleAPIError) {
-        let reader = try ConsoleAPIError.bodyReader(body)
+    init(json body: [UInt8]) throws(WebError) {
+        let reader = try WebError.bodyReader(body)
         let context = DeviceLinkError(code: .malformedFrame, message: "")
         do throws(DeviceLinkError) {
             token = try reader.optionalString("token", context: context)

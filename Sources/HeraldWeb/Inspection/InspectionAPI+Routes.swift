@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDelivery
 import HeraldDeviceLink
 import HeraldStore
 
@@ -29,7 +30,7 @@ extension InspectionAPI {
     }
 
     func device(id: String) async throws -> WebResponse {
-        guard let device = try await store.device(id: id) else { throw InspectionError.notFound("no device \(id)") }
+        guard let device = try await store.device(id: id) else { throw WebError.notFound("no device \(id)") }
         var writer = JSONTextWriter()
         InspectionJSON.write(
             device,
@@ -43,7 +44,7 @@ extension InspectionAPI {
 
     func deviceNotifications(id: String, request: WebRequest) async throws -> WebResponse {
         let limit = try Self.limit(request)
-        guard try await store.device(id: id) != nil else { throw InspectionError.notFound("no device \(id)") }
+        guard try await store.device(id: id) != nil else { throw WebError.notFound("no device \(id)") }
         return Self.notificationList(try await store.listNotifications(deviceID: id, limit: limit))
     }
 
@@ -51,7 +52,7 @@ extension InspectionAPI {
         let limit = try Self.limit(request)
         var token: DeviceToken?
         if let text = request.queryValue("token") {
-            guard let parsed = DeviceToken(hex: text) else { throw InspectionError.badRequest("token must be a device token in hex") }
+            guard let parsed = DeviceToken(hex: text) else { throw WebError.badRequest("token must be a device token in hex") }
             token = parsed
         }
         return Self.notificationList(try await store.listNotifications(token: token, limit: limit))
@@ -59,7 +60,7 @@ extension InspectionAPI {
 
     func notification(apnsID: String) async throws -> WebResponse {
         let id = try Self.notificationID(apnsID)
-        guard let stored = try await store.notification(id) else { throw InspectionError.notFound("no notification \(apnsID)") }
+        guard let stored = try await store.notification(id) else { throw WebError.notFound("no notification \(apnsID)") }
         let trace = try await store.trace(id)
         var writer = JSONTextWriter(capacity: 512 + stored.notification.payload.count)
         InspectionJSON.write(stored, trace: trace, into: &writer)
@@ -70,7 +71,7 @@ extension InspectionAPI {
         let id = try Self.notificationID(apnsID)
         let stored = try await store.notification(id)
         let trace = try await store.trace(id)
-        guard stored != nil || !trace.isEmpty else { throw InspectionError.notFound("no notification \(apnsID)") }
+        guard stored != nil || !trace.isEmpty else { throw WebError.notFound("no notification \(apnsID)") }
         var writer = JSONTextWriter()
         writer.beginObject()
         writer.member("apnsID", stored?.notification.id.text ?? id.text)
@@ -90,16 +91,16 @@ extension InspectionAPI {
         return .json(writer.bytes)
     }
 
-    private static func limit(_ request: WebRequest) throws(InspectionError) -> Int {
+    private static func limit(_ request: WebRequest) throws(WebError) -> Int {
         guard let text = request.queryValue("limit") else { return defaultLimit }
         guard let limit = Int(text), (1...maximumLimit).contains(limit) else {
-            throw InspectionError.badRequest("limit must be an integer from 1 to \(maximumLimit)")
+            throw WebError.badRequest("limit must be an integer from 1 to \(maximumLimit)")
         }
         return limit
     }
 
-    private static func notificationID(_ text: String) throws(InspectionError) -> NotificationID {
-        guard let id = NotificationID(text) else { throw InspectionError.badRequest("\(text) is not an apns-id (a UUID)") }
+    private static func notificationID(_ text: String) throws(WebError) -> NotificationID {
+        guard let id = NotificationID(text) else { throw WebError.badRequest("\(text) is not an apns-id (a UUID)") }
         return id
     }
 }

@@ -29,7 +29,7 @@ public struct WebAccessPolicy: Sendable {
             return .error(status: 403, "Host '\(host)' is not a loopback name; this server answers 127.0.0.1, [::1] and localhost only")
         }
         // A browser page may open a WebSocket to any origin without asking; devices send no `Origin`.
-        if request.path == DeviceLinkServer.linkPath, let origin = request.header("origin"), !Self.isSameOrigin(origin, host: host) {
+        if request.path == WebServer.linkPath, let origin = request.header("origin"), !Self.isSameOrigin(origin, host: host) {
             return .error(status: 403, "a device link from origin '\(origin)' is refused")
         }
         let isAPI = request.path == "/metrics" || request.path.hasPrefix("/api/")

@@ -1,0 +1,71 @@
+import HeraldCore
+import HeraldDelivery
+import HeraldStore
+
+/// The JSON inspection API on the web port (docs/inspection-api.json): devices and their tokens,
+/// notifications and their delivery traces. Read-only.
+///
+/// Its routes are `GET`s under `/api/v1/`; bad parameters get `400` and unknown devices and notifications `404`,
+/// with `{"error":"…"}` (``WebError``).
+public struct InspectionAPI: Sendable {
+    /// The prefix of every route.
+    public static let prefix = "/api/v1/"
+
+    /// The routes' paths as the OpenAPI document writes them, e.g. `/api/v1/devices/{id}`; all are `GET`.
+    public static var paths: [String] { routes.map(\.path) }
+
+    let store: any NotificationStore
+    let engine: DeliveryEngine
+    let screens: ConsoleHub?
+
+    /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session) and
+    /// their `screenAt` from `screens` (the console's hub; `null` for every device without one).
+    public init(store: any NotificationStore, engine: DeliveryEngine, screens: ConsoleHub? = nil) {
+        self.store = store
+        self.engine = engine
+        self.screens = screens
+    }
+
+    /// When the device's newest screen arrived, if the console's hub has one.
+    func screenAt(_ deviceID: String) -> Int64? {
+        screens?.screen(deviceID: deviceID)?.updatedAtMilliseconds
+    }
+
+    /// Adds the routes to the web port's.
+    public func addRoutes(to routes: inout WebRoutes) {
+        for route in Self.routes {
+            routes.get(route.path) { request in
+                do {
+                    return try await route.handler(self, request)
+                } catch let error as WebError {
+                    throw error
+                } catch {
+                    throw WebError(status: 500, message: "the store failed: \(error)")
+                }
+            }
+        }
+    }
+}
+
+extension InspectionAPI {
+    /// One `GET` route: a path pattern whose `{name}` segments are captured (``WebRequest/parameter(_:)``).
+    struct Route: Sendable {
+        let path: String
+        let handler: @Sendable (InspectionAPI, WebRequest) async throws -> WebResponse
+    }
+
+    static let routes: [Route] = [
+        Route(path: "/api/v1/devices") { api, _ in try await api.listDevices() },
+        Route(path: "/api/v1/devices/{id}") { api, request in try await api.device(id: request.parameter("id")) },
+        Route(path: "/api/v1/devices/{id}/notifications") { api, request in
+            try await api.deviceNotifications(id: request.parameter("id"), request: request)
+        },
+        Route(path: "/api/v1/notifications") { api, request in try await api.listNotifications(request: request) },
+        Route(path: "/api/v1/notifications/{apnsID}") { api, request in
+            try await api.notification(apnsID: request.parameter("apnsID"))
+        },
+        Route(path: "/api/v1/notifications/{apnsID}/trace") { api, request in
+            try await api.trace(apnsID: request.parameter("apnsID"))
+        },
+    ]
+}
