@@ -45,11 +45,17 @@ package struct JSONFrameReader {
     }
 
     /// The integer value of a member; `nil` when absent or `null`.
+    /// The magnitude every integer of a message stays below.
+    static let integerLimit = 9_000_000_000_000_000
+
     package func optionalInteger(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> Int64? {
         switch object[name] {
         case nil, .null?: return nil
         case let value?:
-            guard let integer = value.integerValue else { throw context.with(message: "\"\(name)\" must be an integer") }
+            // Below 9 × 10^15 in magnitude: exact in every JSON reader, including JavaScript's (the console).
+            guard let integer = value.integerValue, abs(integer) < Self.integerLimit else {
+                throw context.with(message: "\"\(name)\" must be an integer (below 9 × 10^15 in magnitude)")
+            }
             return Int64(integer)
         }
     }
