@@ -15,7 +15,7 @@ struct Herald: AsyncParsableCommand {
         version: HeraldVersion.current,
         subcommands: [
             ServeCommand.self, SendCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
-            DevicesCommand.self, DeviceCommand.self, TraceCommand.self, AppsCommand.self,
+            DevicesCommand.self, DeviceCommand.self, TraceCommand.self, AppsCommand.self, FaultsCommand.self,
         ]
     )
 }

@@ -104,6 +104,7 @@ public struct HeraldServer: Sendable {
             ConsoleAPI(hub: console, pushes: consolePushes, configuration: configuration.console).addRoutes(to: &routes)
             InspectionAPI(store: store, engine: engine, screens: console).addRoutes(to: &routes)
             MetricsEndpoint(registry: metrics).addRoutes(to: &routes)
+            FaultsAPI(faults: faults, clock: configuration.clock).addRoutes(to: &routes)
             ConsoleResponder().addRoutes(to: &routes)
             return WebServer(
                 configuration: webConfiguration,

@@ -43,7 +43,9 @@ struct JSONTextTests {
     @Test("integers stay below 9 × 10^15 in magnitude, as every JSON reader keeps them exactly")
     func integerBounds() throws {
         let context = DeviceLinkError(code: .malformedFrame, message: "")
-        let reader = try JSONFrameReader(Array(#"{"ok":8999999999999999,"low":-8999999999999999,"big":9000000000000000,"neg":-9000000000000000}"#.utf8))
+        let reader = try JSONFrameReader(
+            Array(#"{"ok":8999999999999999,"low":-8999999999999999,"big":9000000000000000,"neg":-9000000000000000}"#.utf8)
+        )
         #expect(try reader.optionalInteger("ok", context: context) == 8_999_999_999_999_999)
         #expect(try reader.optionalInteger("low", context: context) == -8_999_999_999_999_999)
         #expect(throws: DeviceLinkError.self) { try reader.optionalInteger("big", context: context) }

@@ -348,7 +348,15 @@ enum ConsoleHTTP {
         try await request(server, path, method: "POST", body: try JSONSerialization.data(withJSONObject: body))
     }
 
-    private static func request(_ server: HeraldTestServer, _ path: String, method: String, body: Data?) async throws -> Response {
+    static func post(_ server: HeraldTestServer, _ path: String, text: String) async throws -> Response {
+        try await request(server, path, method: "POST", body: Data(text.utf8))
+    }
+
+    static func delete(_ server: HeraldTestServer, _ path: String) async throws -> Response {
+        try await request(server, path, method: "DELETE", body: nil)
+    }
+
+    static func request(_ server: HeraldTestServer, _ path: String, method: String, body: Data?) async throws -> Response {
         let url = try #require(URL(string: server.inspectionURL + path))
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 15)
         request.httpMethod = method

@@ -54,6 +54,42 @@ struct HeraldServeFaultsTests {
         }
     }
 
+    @Test("herald faults add, list and clear against a running server; the push gets the rule's answer; errors are one line")
+    func faultsCommand() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let web = ["--server", "http://127.0.0.1:\(server.linkPort)"]
+            // `herald faults` talks to the server, not to a data directory.
+            func herald(_ arguments: [String]) async throws -> ProcessResult {
+                try await ExternalProcess.run(workspace.herald, arguments, deadline: .seconds(60))
+            }
+            let added = try await herald(["faults", "add", #"{"id": "gone", "status": 410, "timestamp": 1700000000000}"#] + web)
+            #expect(added.succeeded, "\(added)")
+            #expect(added.stdout == "added gone  410 Unregistered  every request  applied 0\n", "\(added)")
+            let token = String(repeating: "5c", count: 32)
+            let answer = try await server.post(token: token, jwt: try await workspace.providerToken(), body: Self.alert)
+            #expect(answer.status == 410 && answer.reason == "Unregistered" && answer.timestamp == 1_700_000_000_000, "\(answer)")
+            let listed = try await herald(["faults", "list", "--json"] + web)
+            let object = try #require(listed.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject), "\(listed)")
+            #expect(object["id"] as? String == "gone" && object["applied"] as? Int == 1, "\(listed)")
+            let bad = try await herald(["faults", "add", #"{"status": 418}"#] + web)
+            #expect(
+                !bad.succeeded
+                    && bad.stderr
+                        == "herald: error: POST /api/v1/faults: 400 'status' 418 is not in Apple's table (400, 403, 404, 405, 410, 413, 429, 500, 503)\n",
+                "\(bad)"
+            )
+            let cleared = try await herald(["faults", "clear"] + web)
+            #expect(cleared.stdout == "removed 1 rule\n", "\(cleared)")
+            let empty = try await herald(["faults", "list"] + web)
+            #expect(empty.stdout == "no fault rule in force\n", "\(empty)")
+            let nowhere = try await herald(["faults", "list", "--server", "http://127.0.0.1:1"])
+            #expect(!nowhere.succeeded && nowhere.stderr.hasPrefix("herald: error: no Herald web port at http://127.0.0.1:1"), "\(nowhere)")
+            server.process.signal(SIGTERM)
+            _ = try await server.process.wait(deadline: .seconds(30))
+        }
+    }
+
     @Test("a file with a bad rule: one line naming the file, the rule and the field; exit status 1")
     func badFile() async throws {
         try await HeraldCLIErrorTests.withDirectory { directory in

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `herald faults`: the fault rules of a running server, through its web port (docs/faults.md).
+struct FaultsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "faults",
+        abstract: "Make a running server fail on purpose: add, list and clear fault rules (docs/faults.md).",
+        subcommands: [Add.self, List.self, Clear.self]
+    )
+
+    /// Where the server's web port is, and its API token.
+    struct WebPortOptions: ParsableArguments {
+        @Option(name: .customLong("server"), help: "The server's web port (default: http://127.0.0.1:2196).")
+        var server = "http://127.0.0.1:2196"
+
+        @Option(name: .customLong("api-token"), help: "The web port's API token, when it has one (also HERALD_API_TOKEN).")
+        var apiToken: String?
+
+        /// The token from the option or `HERALD_API_TOKEN`.
+        var token: String? {
+            apiToken ?? ProcessInfo.processInfo.environment["HERALD_API_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a rule or a scenario: JSON text, @FILE, or - for standard input.",
+            discussion: #"e.g. herald faults add '{"match": {"topic": "com.example.app"}, "status": 503, "count": 1}'"#
+        )
+        @OptionGroup var web: WebPortOptions
+        @Argument(help: "The rule as JSON, @FILE, or -.") var rule: String
+        @Flag(help: "Print the rule as JSON.") var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let body = try FaultsCommand.ruleText(rule)
+                let object = try await FaultsAPIClient(options: web).send("POST", "/api/v1/faults", body: body, expecting: 201)
+                if json {
+                    print(try OutputFormat.jsonLine(object))
+                } else {
+                    print("added \(FaultsCommand.summary(of: object))")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the rules in force, with what each has done.")
+        @OptionGroup var web: WebPortOptions
+        @Flag(help: "One JSON object per line.") var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let object = try await FaultsAPIClient(options: web).send("GET", "/api/v1/faults", expecting: 200)
+                let rules = object["faults"] as? [[String: Any]] ?? []
+                for rule in rules {
+                    print(json ? try OutputFormat.jsonLine(rule) : FaultsCommand.summary(of: rule))
+                }
+                if !json && rules.isEmpty { print("no fault rule in force") }
+            }
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove one rule (--id) or every rule.")
+        @OptionGroup var web: WebPortOptions
+        @Option(help: "The rule to remove; every rule without it.") var id: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = FaultsAPIClient(options: web)
+                if let id {
+                    guard let escaped = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) else {
+                        throw CLIFailure("--id \(id) is not a rule id")
+                    }
+                    _ = try await client.send("DELETE", "/api/v1/faults/\(escaped)", expecting: 204)
+                    print("removed \(id)")
+                } else {
+                    let object = try await client.send("DELETE", "/api/v1/faults", expecting: 200)
+                    let removed = object["removed"] as? Int ?? 0
+                    print("removed \(removed) rule\(removed == 1 ? "" : "s")")
+                }
+            }
+        }
+    }
+
+    /// The rule's text from the argument: JSON as given, `@FILE`, or `-` for standard input.
+    static func ruleText(_ argument: String) throws -> Data {
+        if argument == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        if argument.hasPrefix("@") {
+            let path = String(argument.dropFirst())
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("cannot read \(path)") }
+            return data
+        }
+        return Data(argument.utf8)
+    }
+
+    /// One line for a rule: `f1  503 ServiceUnavailable  topic com.example.app  applied 1, 0 left`.
+    static func summary(of rule: [String: Any]) -> String {
+        var parts: [String] = [rule["id"] as? String ?? "?"]
+        var effects: [String] = []
+        if let status = rule["status"] as? Int, let reason = rule["reason"] as? String { effects.append("\(status) \(reason)") }
+        if let delay = rule["delayMs"] as? Int { effects.append("after \(delay) ms") }
+        if let delay = rule["delay"] as? [String: Any], let low = delay["minMs"] as? Int, let high = delay["maxMs"] as? Int {
+            effects.append("after \(low)–\(high) ms")
+        }
+        if let reason = rule["goaway"] as? String { effects.append("GOAWAY \(reason)") }
+        if rule["reset"] as? Bool == true { effects.append("RST_STREAM") }
+        if rule["close"] as? Bool == true { effects.append("connection closed") }
+        if let stall = rule["stallMs"] as? Int { effects.append("reads stalled \(stall) ms") }
+        parts.append(effects.joined(separator: ", "))
+        let match = (rule["match"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }
+        parts.append(match.isEmpty ? "every request" : match.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        if let probability = rule["probability"] as? Double, probability < 1 { parts.append("probability \(probability)") }
+        var tally = "applied \(rule["applied"] as? Int ?? 0)"
+        if let remaining = rule["remaining"] as? Int { tally += ", \(remaining) left" }
+        parts.append(tally)
+        return parts.joined(separator: "  ")
+    }
+}
+
+/// The web port's `/api/v1/faults`, over HTTP/1.1.
+struct FaultsAPIClient {
+    let options: FaultsCommand.WebPortOptions
+
+    /// Sends a request; returns the JSON object of the answer (empty for `204`), or throws a one-line failure with
+    /// the server's `error`.
+    func send(_ method: String, _ path: String, body: Data? = nil, expecting status: Int) async throws -> [String: Any] {
+        let base = options.server.hasSuffix("/") ? String(options.server.dropLast()) : options.server
+        guard let url = URL(string: base + path), let scheme = url.scheme, ["http", "https"].contains(scheme) else {
+            throw CLIFailure("--server \(options.server) is not an http:// or https:// URL")
+        }
+        var request = URLRequest(url: url, timeoutInterval: 30)
+        request.httpMethod = method
+        if let token = options.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "authorization") }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "content-type")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw CLIFailure("no Herald web port at \(base) (\(error.localizedDescription)); is `herald serve` running? (--server)")
+        }
+        let code = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        guard code == status else {
+            let message = object?["error"] as? String ?? String(decoding: data.prefix(200), as: UTF8.self)
+            throw CLIFailure("\(method) \(path): \(code) \(message)")
+        }
+        return object ?? [:]
+    }
+}
