@@ -272,6 +272,7 @@ let package = Package(
             name: "HeraldDeliveryTests",
             dependencies: [
                 "HeraldDelivery", "HeraldWeb", "HeraldConsole", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
+                "HeraldServer",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -4,14 +4,26 @@ import HeraldGateway
 import HeraldWeb
 
 /// `/api/v1/faults` on the web port (docs/faults.md): the provider API's fault rules, set and cleared at run time.
-struct FaultsAPI: Sendable {
+public struct FaultsAPI: Sendable {
     let faults: FaultTable
     let clock: any WallClock
+
+    /// Its operations, as docs/inspection-api.json lists them.
+    public static let operations: [(method: String, path: String)] = [
+        ("POST", "/api/v1/faults"), ("GET", "/api/v1/faults"), ("DELETE", "/api/v1/faults"), ("DELETE", "/api/v1/faults/{id}"),
+    ]
+
+    /// The API over a fault table; scenarios start at the clock's now.
+    public init(faults: FaultTable, clock: any WallClock) {
+        self.faults = faults
+        self.clock = clock
+    }
 
     /// The largest body of a rule: rules are small; this bounds what one request makes the server parse.
     static let maximumRuleSize = 16 * 1024
 
-    func addRoutes(to routes: inout WebRoutes) {
+    /// Adds its routes to the web port's.
+    public func addRoutes(to routes: inout WebRoutes) {
         routes.post("/api/v1/faults") { request in try add(request) }
         routes.get("/api/v1/faults") { _ in list() }
         routes.on(.delete, "/api/v1/faults") { _ in removeAll() }
