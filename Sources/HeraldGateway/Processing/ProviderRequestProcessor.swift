@@ -88,41 +88,33 @@ final class ProviderRequestProcessor: Sendable {
         let apnsID = providedID?.text ?? generatedIDFormat.make().text
         // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
         let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
-        if !services.faults.isEmpty, let hit = services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds()) {
-            metrics.recordFault()
-            var decision: ProviderDecision
-            switch (hit.connection, hit.answer) {
-            case (.reset?, _): decision = .reset
-            case (.close?, _): decision = .close
-            case (_, let answer?): decision = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
-            case (_, nil):
-                decision = self.decision(
-                    head: head,
-                    body: body,
-                    bodyTooLarge: bodyTooLarge,
-                    connection: &connection,
-                    apnsID: apnsID,
-                    uniqueID: uniqueID,
-                    startedAt: startedAt
-                )
-            }
-            switch hit.connection {
-            case .goAway(let reason)?: decision = .then(decision, .goAway(APNSReason(rawValue: reason)))
-            case .stall(let milliseconds)?: decision = .then(decision, .stall(.milliseconds(milliseconds)))
-            default: break
-            }
-            guard let delay = hit.delayMilliseconds, delay > 0 else { return decision }
-            return .delayed(.milliseconds(delay), decision)
+        // Fault rules (docs/faults.md): with none in force, one atomic load.
+        let hit = services.faults.isEmpty ? nil : services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds())
+        var result: ProviderDecision
+        switch (hit?.connection, hit?.answer) {
+        case (.reset?, _): result = .reset
+        case (.close?, _): result = .close
+        case (_, let answer?): result = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
+        case (_, nil):
+            result = decision(
+                head: head,
+                body: body,
+                bodyTooLarge: bodyTooLarge,
+                connection: &connection,
+                apnsID: apnsID,
+                uniqueID: uniqueID,
+                startedAt: startedAt
+            )
         }
-        return decision(
-            head: head,
-            body: body,
-            bodyTooLarge: bodyTooLarge,
-            connection: &connection,
-            apnsID: apnsID,
-            uniqueID: uniqueID,
-            startedAt: startedAt
-        )
+        guard let hit else { return result }
+        metrics.recordFault()
+        switch hit.connection {
+        case .goAway(let reason)?: result = .then(result, .goAway(APNSReason(rawValue: reason)))
+        case .stall(let milliseconds)?: result = .then(result, .stall(.milliseconds(milliseconds)))
+        default: break
+        }
+        guard let delay = hit.delayMilliseconds, delay > 0 else { return result }
+        return .delayed(.milliseconds(delay), result)
     }
 
     /// The decision for a request no fault rule answers.

@@ -7,11 +7,26 @@ import Testing
 struct HeraldServeFaultsTests {
     static let alert = #"{"aps":{"alert":"fault"}}"#
 
+    /// A `--faults` file beside the workspace's data directory; the caller removes it.
+    static func rulesFile(_ json: String, in workspace: HeraldWorkspace) throws -> URL {
+        let rules = workspace.data.deletingLastPathComponent().appendingPathComponent("faults-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: rules)
+        return rules
+    }
+
+    /// Stops a server with SIGTERM and waits for it.
+    static func stop(_ server: HeraldServeProcess) async throws {
+        server.process.signal(SIGTERM)
+        _ = try await server.process.wait(deadline: .seconds(30))
+    }
+
     @Test("rules from the file are in force from the start: two 503s, then the real answer; they come back after a restart")
     func rulesFromFile() async throws {
         try await HeraldWorkspace.with { workspace in
-            let rules = workspace.data.deletingLastPathComponent().appendingPathComponent("faults-\(UUID().uuidString).json")
-            try Data(#"[{"id": "outage", "match": {"topic": "\#(HeraldWorkspace.topic)"}, "status": 503, "count": 2}]"#.utf8).write(to: rules)
+            let rules = try Self.rulesFile(
+                #"[{"id": "outage", "match": {"topic": "\#(HeraldWorkspace.topic)"}, "status": 503, "count": 2}]"#,
+                in: workspace
+            )
             defer { try? FileManager.default.removeItem(at: rules) }
             let token = String(repeating: "5a", count: 32)
             for round in 1...2 {
@@ -26,8 +41,7 @@ struct HeraldServeFaultsTests {
                 #expect(real.status != 503, "round \(round): the rule is spent: \(real)")
                 let metrics = try await server.metrics()
                 #expect(metrics.contains("herald_faults_total 2"), "\(metrics)")
-                server.process.signal(SIGTERM)
-                _ = try await server.process.wait(deadline: .seconds(30))
+                try await Self.stop(server)
             }
         }
     }
@@ -35,8 +49,7 @@ struct HeraldServeFaultsTests {
     @Test("curl through a delayed answer followed by GOAWAY Shutdown: 200 after the wait; the next connection is served")
     func curlDelayAndGoAway() async throws {
         try await HeraldWorkspace.with { workspace in
-            let rules = workspace.data.deletingLastPathComponent().appendingPathComponent("faults-\(UUID().uuidString).json")
-            try Data(#"[{"delayMs": 300, "goaway": "Shutdown", "count": 1}]"#.utf8).write(to: rules)
+            let rules = try Self.rulesFile(#"[{"delayMs": 300, "goaway": "Shutdown", "count": 1}]"#, in: workspace)
             defer { try? FileManager.default.removeItem(at: rules) }
             let server = try await HeraldServeProcess.start(in: workspace, options: ["--faults", rules.path])
             let jwt = try await workspace.providerToken()
@@ -49,8 +62,7 @@ struct HeraldServeFaultsTests {
             #expect(second.reason == "BadDeviceToken", "\(second)")
             let metrics = try await server.metrics()
             #expect(metrics.contains("herald_faults_total 1"), "\(metrics)")
-            server.process.signal(SIGTERM)
-            _ = try await server.process.wait(deadline: .seconds(30))
+            try await Self.stop(server)
         }
     }
 
@@ -85,8 +97,7 @@ struct HeraldServeFaultsTests {
             #expect(empty.stdout == "no fault rule in force\n", "\(empty)")
             let nowhere = try await herald(["faults", "list", "--server", "http://127.0.0.1:1"])
             #expect(!nowhere.succeeded && nowhere.stderr.hasPrefix("herald: error: no Herald web port at http://127.0.0.1:1"), "\(nowhere)")
-            server.process.signal(SIGTERM)
-            _ = try await server.process.wait(deadline: .seconds(30))
+            try await Self.stop(server)
         }
     }
 
