@@ -260,6 +260,9 @@ class Console:
         self.by_id(f"action-{arguments.action}", self.notification(apns_id)).click()
         self.wait(f"`action` in the trace of {apns_id}", lambda: any(kind == "trace-event-action" for kind, _ in self.trace_events(apns_id)))
         summary["actionTrace"] = [kind.removeprefix("trace-event-") for kind, _ in self.trace_events(apns_id)]
+        # Nothing but the trace in its panel: once, an absent list of hints was drawn as the text "null".
+        if any(line.strip() in ("null", "undefined") for line in self.by_id("trace").text.splitlines()):
+            raise AssertionError("the trace panel shows a stray null or undefined")
         self.wait("the notification to leave the screen", lambda: self.notification(apns_id) is None)
         self.step("action-in-trace")
 

@@ -609,9 +609,9 @@ function renderTrace() {
     el('span', { class: 'tl-time', title: localISO(event.at), text: precise(event.at) + (event.at !== start ? `  +${event.at - start} ms` : '') }),
     drawDetail(event.detail, n.apnsID))));
   const hints = traceHints(n, events);
-  box.replaceChildren(summary,
-    hints.length ? el('ul', { class: 'trace-hints', testid: 'trace-hints' }, hints.map(([key, text]) => el('li', { testid: 'hint-' + key, text }))) : null,
-    events.length ? timeline : el('div', { class: 'empty', text: 'No events yet.' }));
+  // replaceChildren writes a null as the text "null": leave the hints out when there are none.
+  const hintList = hints.length ? [el('ul', { class: 'trace-hints', testid: 'trace-hints' }, hints.map(([key, text]) => el('li', { testid: 'hint-' + key, text })))] : [];
+  box.replaceChildren(summary, ...hintList, events.length ? timeline : el('div', { class: 'empty', text: 'No events yet.' }));
 }
 
 // Why a push did not do what its sender may expect: what the trace alone leaves unsaid.
