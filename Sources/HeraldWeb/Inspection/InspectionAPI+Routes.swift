@@ -55,7 +55,13 @@ extension InspectionAPI {
             guard let parsed = DeviceToken(hex: text) else { throw WebError.badRequest("token must be a device token in hex") }
             token = parsed
         }
-        return Self.notificationList(try await store.listNotifications(token: token, limit: limit))
+        let filter = try NotificationFilter(request)
+        guard !filter.isEmpty else {
+            return Self.notificationList(try await store.listNotifications(token: token, limit: limit))
+        }
+        // The filters look at the newest notifications the store lists (up to its maximum), then keep `limit`.
+        let newest = try await store.listNotifications(token: token, limit: Self.maximumLimit)
+        return Self.notificationList(Array(newest.lazy.filter(filter.matches).prefix(limit)))
     }
 
     func notification(apnsID: String) async throws -> WebResponse {
