@@ -25,40 +25,26 @@ public struct FaultsAPI: Sendable {
     /// Adds its routes to the web port's.
     public func addRoutes(to routes: inout WebRoutes) {
         routes.post("/api/v1/faults") { request in try add(request) }
-        routes.get("/api/v1/faults") { _ in list() }
-        routes.on(.delete, "/api/v1/faults") { _ in removeAll() }
-        routes.on(.delete, "/api/v1/faults/{id}") { request in try remove(request.parameters["id"] ?? "") }
+        routes.get("/api/v1/faults") { _ in .json(try Self.json(["faults": faults.entries.map(\.jsonObject)])) }
+        routes.on(.delete, "/api/v1/faults") { _ in .json(try Self.json(["removed": faults.removeAll()])) }
+        routes.on(.delete, "/api/v1/faults/{id}") { request in
+            let id = request.parameters["id"] ?? ""
+            guard faults.remove(id: id) else { throw WebError.notFound("no fault rule \(id)") }
+            return WebResponse(status: 204)
+        }
     }
 
     private func add(_ request: WebRequest) throws -> WebResponse {
         guard request.body.count <= Self.maximumRuleSize else {
             throw WebError(status: 413, message: "a rule is at most \(Self.maximumRuleSize) bytes")
         }
-        let added: FaultRule
+        let added: FaultTable.Entry
         do throws(FaultRuleError) {
             added = try faults.add(try FaultRule.parse(json: request.body, nowMilliseconds: clock.nowMilliseconds()))
         } catch {
             throw WebError.badRequest(error.message)
         }
-        // As listed, with what it has done so far (a request may already have met it).
-        var object = faults.entries.first { $0.rule.id == added.id }?.jsonObject ?? added.jsonObject
-        object["applied"] = object["applied"] ?? 0
-        object["remaining"] = object["remaining"] ?? (added.count.map { $0 as Any } ?? NSNull())
-        return .json(status: 201, try Self.json(object))
-    }
-
-    private func list() -> WebResponse {
-        (try? .json(Self.json(["faults": faults.entries.map(\.jsonObject)]))) ?? WebError(status: 500, message: "unwritable rules").response
-    }
-
-    private func removeAll() -> WebResponse {
-        let count = faults.removeAll()
-        return (try? .json(Self.json(["removed": count]))) ?? WebError(status: 500, message: "unwritable count").response
-    }
-
-    private func remove(_ id: String) throws -> WebResponse {
-        guard faults.remove(id: id) else { throw WebError.notFound("no fault rule \(id)") }
-        return WebResponse(status: 204)
+        return .json(status: 201, try Self.json(added.jsonObject))
     }
 
     private static func json(_ object: Any) throws -> [UInt8] {

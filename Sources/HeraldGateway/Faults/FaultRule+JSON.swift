@@ -32,25 +32,22 @@ extension FaultRule {
 
     /// Reads a rule from its JSON text.
     public init(json: some Collection<UInt8>) throws(FaultRuleError) {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(json), options: [])
-        } catch {
-            throw FaultRuleError("a rule must be a JSON object: the text is not JSON")
-        }
-        try self.init(jsonObject: object)
+        try self.init(jsonObject: try Self.jsonValue(json, what: "a rule must be a JSON object"))
     }
 
     /// Reads one rule, or a scenario (`{"scenario": "apns-outage", "seconds": 30}`) as the rule it stands for from
     /// `nowMilliseconds` on.
     public static func parse(json: some Collection<UInt8>, nowMilliseconds: Int64) throws(FaultRuleError) -> FaultRule {
-        let object: Any
+        try entry(try jsonValue(json, what: "a rule must be a JSON object"), nowMilliseconds: nowMilliseconds)
+    }
+
+    /// The value `JSONSerialization` reads from the text; `what` names what it should be, for the error.
+    private static func jsonValue(_ json: some Collection<UInt8>, what: String) throws(FaultRuleError) -> Any {
         do {
-            object = try JSONSerialization.jsonObject(with: Data(json), options: [])
+            return try JSONSerialization.jsonObject(with: Data(json), options: [])
         } catch {
-            throw FaultRuleError("a rule must be a JSON object: the text is not JSON")
+            throw FaultRuleError("\(what): the text is not JSON")
         }
-        return try entry(object, nowMilliseconds: nowMilliseconds)
     }
 
     /// A rule or a scenario's rule.
@@ -63,12 +60,7 @@ extension FaultRule {
     /// Reads a list of rules and scenarios from a file's JSON text: an array, or `{"rules": [...]}`; scenarios start
     /// at `nowMilliseconds`.
     public static func list(json: some Collection<UInt8>, nowMilliseconds: Int64) throws(FaultRuleError) -> [FaultRule] {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(json), options: [])
-        } catch {
-            throw FaultRuleError("the rules must be a JSON array of rules, or an object with \"rules\": the text is not JSON")
-        }
+        let object = try jsonValue(json, what: "the rules must be a JSON array of rules, or an object with \"rules\"")
         let items: [Any]
         if let array = object as? [Any] {
             items = array
@@ -278,7 +270,7 @@ extension FaultRule {
         return text
     }
 
-    private static func integer(_ object: [String: Any], _ key: String, in prefix: String = "") throws(FaultRuleError) -> Int64? {
+    static func integer(_ object: [String: Any], _ key: String, in prefix: String = "") throws(FaultRuleError) -> Int64? {
         guard let value = object[key] else { return nil }
         guard let number = value as? NSNumber, !isBoolean(number), let integer = Int64(exactly: number.doubleValue) else {
             throw FaultRuleError("'\(prefix)\(key)' must be an integer")

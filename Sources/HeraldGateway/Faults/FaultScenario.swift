@@ -55,28 +55,29 @@ extension FaultScenario {
         switch name {
         case "apns-outage":
             allowed = ["seconds"]
-            guard let seconds = object["seconds"] as? Int, (1...86_400).contains(seconds) else {
+            guard let seconds = try? FaultRule.integer(object, "seconds"), (1...86_400).contains(seconds) else {
                 throw FaultRuleError("apns-outage needs 'seconds', 1 to 86400")
             }
-            scenario = .apnsOutage(seconds: seconds)
+            scenario = .apnsOutage(seconds: Int(seconds))
         case "token-expired":
             allowed = []
             scenario = .tokenExpired
         case "app-uninstalled":
             allowed = ["token", "at"]
             let token = try token(object, name)
-            var at: Int64?
-            if object["at"] != nil {
-                guard let milliseconds = object["at"] as? Int else { throw FaultRuleError("'at' must be milliseconds since the epoch") }
-                at = Int64(milliseconds)
+            let at: Int64?
+            do {
+                at = try FaultRule.integer(object, "at")
+            } catch {
+                throw FaultRuleError("'at' must be milliseconds since the epoch")
             }
             scenario = .appUninstalled(token: token, atMilliseconds: at)
         case "throttled-device":
             allowed = ["token", "perSecond"]
-            guard let perSecond = object["perSecond"] as? Int, perSecond >= 1 else {
+            guard let perSecond = try? FaultRule.integer(object, "perSecond"), perSecond >= 1 else {
                 throw FaultRuleError("throttled-device needs 'perSecond', 1 or more")
             }
-            scenario = .throttledDevice(token: try token(object, name), perSecond: perSecond)
+            scenario = .throttledDevice(token: try token(object, name), perSecond: Int(perSecond))
         default:
             throw FaultRuleError("'scenario' \(name) is none of \(names.joined(separator: ", "))")
         }

@@ -29,13 +29,18 @@ public final class FaultTable: Sendable {
         public var connection: FaultConnectionEffect?
     }
 
+    /// A rule in force with what it keeps between requests.
+    private struct Slot {
+        var entry: Entry
+        /// The rule's random sequence (from its seed): draws for `probability` and delay ranges.
+        var generator: SplitMix64
+        /// For a ``FaultMatch/perSecondAbove`` condition: the second being counted, and each token's requests in it.
+        var rate: (second: Int64, counts: [String: Int])?
+    }
+
     private struct State {
-        var entries: [Entry] = []
-        /// Each rule's random sequence, by id (``SplitMix64`` from the rule's seed).
-        var generators: [String: SplitMix64] = [:]
+        var slots: [Slot] = []
         var nextNumber = 1
-        /// For rules with ``FaultMatch/perSecondAbove``: the second being counted, and each token's requests in it.
-        var rates: [String: (second: Int64, counts: [String: Int])] = [:]
     }
 
     /// The device tokens a rate condition counts in one second, at most (memory stays bounded under any load).
@@ -47,43 +52,37 @@ public final class FaultTable: Sendable {
     /// An empty table.
     public init() {}
 
-    /// Adds a rule after the others; returns it with its id (made when it had none).
+    /// Adds a rule after the others; returns its entry, with its id (made when it had none).
     ///
     /// - Throws: ``FaultRuleError`` when a rule with the same id is in the table.
     @discardableResult
-    public func add(_ rule: FaultRule) throws(FaultRuleError) -> FaultRule {
-        let result: Result<FaultRule, FaultRuleError> = state.withLockedValue { state in
+    public func add(_ rule: FaultRule) throws(FaultRuleError) -> Entry {
+        let result: Result<Entry, FaultRuleError> = state.withLockedValue { state in
             var rule = rule
+            let ids = Set(state.slots.compactMap(\.entry.rule.id))
             if let id = rule.id {
-                guard !state.entries.contains(where: { $0.rule.id == id }) else {
-                    return .failure(FaultRuleError("a rule with id '\(id)' is already in force"))
-                }
+                guard !ids.contains(id) else { return .failure(FaultRuleError("a rule with id '\(id)' is already in force")) }
             } else {
-                var id: String
                 repeat {
-                    id = "f\(state.nextNumber)"
+                    rule.id = "f\(state.nextNumber)"
                     state.nextNumber += 1
-                } while state.entries.contains(where: { $0.rule.id == id })
-                rule.id = id
+                } while ids.contains(rule.id!)
             }
-            state.entries.append(Entry(rule: rule, failed: 0))
-            state.generators[rule.id!] = SplitMix64(seed: rule.seed)
-            return .success(rule)
+            let entry = Entry(rule: rule, failed: 0)
+            state.slots.append(Slot(entry: entry, generator: SplitMix64(seed: rule.seed)))
+            hasRules.store(true, ordering: .releasing)
+            return .success(entry)
         }
-        let added = try result.get()
-        hasRules.store(true, ordering: .releasing)
-        return added
+        return try result.get()
     }
 
     /// Removes one rule; false when there is none with that id.
     @discardableResult
     public func remove(id: String) -> Bool {
         state.withLockedValue { state in
-            guard let index = state.entries.firstIndex(where: { $0.rule.id == id }) else { return false }
-            state.entries.remove(at: index)
-            state.generators[id] = nil
-            state.rates[id] = nil
-            hasRules.store(!state.entries.isEmpty, ordering: .releasing)
+            guard let index = state.slots.firstIndex(where: { $0.entry.rule.id == id }) else { return false }
+            state.slots.remove(at: index)
+            hasRules.store(!state.slots.isEmpty, ordering: .releasing)
             return true
         }
     }
@@ -92,10 +91,8 @@ public final class FaultTable: Sendable {
     @discardableResult
     public func removeAll() -> Int {
         state.withLockedValue { state in
-            let count = state.entries.count
-            state.entries = []
-            state.generators = [:]
-            state.rates = [:]
+            let count = state.slots.count
+            state.slots = []
             hasRules.store(false, ordering: .releasing)
             return count
         }
@@ -106,7 +103,7 @@ public final class FaultTable: Sendable {
 
     /// The rules in force, in order, with what each has done (spent rules included).
     public var entries: [Entry] {
-        state.withLockedValue { $0.entries }
+        state.withLockedValue { $0.slots.map(\.entry) }
     }
 
     /// The rule that applies to this request, if any: counts it against the rule's `count` and draws its probability.
@@ -116,39 +113,37 @@ public final class FaultTable: Sendable {
     public func hit(for head: ProviderRequestHead, nowMilliseconds: Int64) -> Hit? {
         guard hasRules.load(ordering: .acquiring) else { return nil }
         return state.withLockedValue { state -> Hit? in
-            for index in state.entries.indices {
-                let entry = state.entries[index]
-                let rule = entry.rule
-                if let remaining = entry.remaining, remaining == 0 { continue }
+            for index in state.slots.indices {
+                let rule = state.slots[index].entry.rule
+                if state.slots[index].entry.remaining == 0 { continue }
                 if let from = rule.fromMilliseconds, nowMilliseconds < from { continue }
                 if let until = rule.untilMilliseconds, nowMilliseconds >= until { continue }
                 guard rule.match.matches(head) else { continue }
-                let id = rule.id ?? ""
                 if let limit = rule.match.perSecondAbove {
-                    // Counted whether or not the request is failed: the rate is the device's, not the failures'.
-                    guard case .device(let token) = head.pathTarget else { continue }
-                    let second = nowMilliseconds / 1000
-                    var window = state.rates[id] ?? (second: second, counts: [:])
-                    if window.second != second { window = (second: second, counts: [:]) }
-                    let key = token.lowercased()
-                    // Bounded: past this many tokens in one second, new ones are not counted (and so not failed).
-                    guard window.counts[key] != nil || window.counts.count < Self.maximumCountedTokens else { continue }
-                    let seen = (window.counts[key] ?? 0) + 1
-                    window.counts[key] = seen
-                    state.rates[id] = window
-                    guard seen > limit else { continue }
+                    guard case .device(let token) = head.pathTarget,
+                        Self.count(token.lowercased(), in: &state.slots[index].rate, nowMilliseconds: nowMilliseconds) > limit
+                    else { continue }
                 }
-                var generator = state.generators[id] ?? SplitMix64(seed: rule.seed)
-                defer { state.generators[id] = generator }
-                if rule.probability < 1, generator.nextUnitInterval() >= rule.probability { return nil }
-                state.entries[index].failed += 1
+                if rule.probability < 1, state.slots[index].generator.nextUnitInterval() >= rule.probability { return nil }
+                state.slots[index].entry.failed += 1
                 let delay = rule.effect.delayMilliseconds.map { range in
-                    range.lowerBound + Int64(generator.next() % UInt64(range.upperBound - range.lowerBound + 1))
+                    range.lowerBound + Int64(state.slots[index].generator.next() % UInt64(range.upperBound - range.lowerBound + 1))
                 }
-                return Hit(ruleID: id, answer: rule.effect.answer, delayMilliseconds: delay, connection: rule.effect.connection)
+                return Hit(ruleID: rule.id ?? "", answer: rule.effect.answer, delayMilliseconds: delay, connection: rule.effect.connection)
             }
             return nil
         }
+    }
+
+    /// Counts a token's request in the current second (whether or not it is then failed: the rate is the device's);
+    /// returns its count so far, 0 for a token past ``maximumCountedTokens`` (not counted, so not failed).
+    private static func count(_ token: String, in rate: inout (second: Int64, counts: [String: Int])?, nowMilliseconds: Int64) -> Int {
+        let second = nowMilliseconds / 1000
+        var window = rate.flatMap { $0.second == second ? $0 : nil } ?? (second: second, counts: [:])
+        defer { rate = window }
+        guard window.counts[token] != nil || window.counts.count < maximumCountedTokens else { return 0 }
+        window.counts[token, default: 0] += 1
+        return window.counts[token]!
     }
 }
 

@@ -63,36 +63,19 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
         case .respond(let response):
             write(response, context: context)
         case .commit(let notification, let response, let startedAt):
-            inFlight = true
-            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let eventLoop = context.eventLoop
-            processor.commit(notification, startedAt: startedAt) { result in
-                eventLoop.execute {
-                    let (handler, context) = loopBound.value
-                    handler.inFlight = false
-                    switch result {
-                    case .success: handler.write(response, context: context)
-                    case .failure(let error):
-                        let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
-                        handler.write(.failure(reason, apnsID: response.apnsID), context: context)
-                    }
-                    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+            answerLater(context: context, start: { done in processor.commit(notification, startedAt: startedAt, completion: done) }) {
+                handler,
+                context,
+                result in
+                switch result {
+                case .success: handler.write(response, context: context)
+                case .failure(let error):
+                    let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
+                    handler.write(.failure(reason, apnsID: response.apnsID), context: context)
                 }
             }
         case .perform(let work):
-            inFlight = true
-            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let eventLoop = context.eventLoop
-            work { response in
-                eventLoop.execute {
-                    let (handler, context) = loopBound.value
-                    handler.inFlight = false
-                    handler.write(response, context: context)
-                    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
-                }
-            }
+            answerLater(context: context, start: work) { handler, context, response in handler.write(response, context: context) }
         case .reset, .close:
             // HTTP/1.1 has no stream to reset: the connection is closed without an answer.
             context.close(promise: nil)
@@ -108,15 +91,30 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
                 loopBound.value.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
             }
         case .delayed(let delay, let later):
-            // One request at a time on HTTP/1.1: nothing more is read until it is answered.
-            inFlight = true
-            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: delay) {
-                let (handler, context) = loopBound.value
+            let eventLoop = context.eventLoop
+            answerLater(context: context, start: { done in eventLoop.scheduleTask(in: delay) { done(()) } }) { handler, context, _ in
+                handler.carryOut(later, context: context)
+            }
+        }
+    }
+
+    /// One request at a time on HTTP/1.1: reads nothing more while `start`'s work runs (a commit, a channel's store
+    /// work, a fault rule's delay), then reads again and runs `finish` on the event loop with what the work reported.
+    private func answerLater<Value: Sendable>(
+        context: ChannelHandlerContext,
+        start: (_ done: @escaping @Sendable (Value) -> Void) -> Void,
+        finish: @escaping (ProviderHTTP1Handler, ChannelHandlerContext, Value) -> Void
+    ) {
+        inFlight = true
+        context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        let loopBound = NIOLoopBound((self, context, finish), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        start { value in
+            eventLoop.execute {
+                let (handler, context, finish) = loopBound.value
                 handler.inFlight = false
                 context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
-                handler.carryOut(later, context: context)
+                finish(handler, context, value)
             }
         }
     }

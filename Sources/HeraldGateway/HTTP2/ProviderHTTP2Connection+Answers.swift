@@ -20,16 +20,12 @@ extension ProviderHTTP2Connection {
     }
 
     private func carryOut(_ decision: ProviderDecision, streamID: UInt32, stream: Stream, context: ChannelHandlerContext) {
-        var stream = stream
         switch decision {
         case .respond(let response):
             write(response, streamID: streamID, stream: stream)
             closeIfDrained(context: context)
         case .commit(let notification, let response, let startedAt):
-            // The stream stays open (and counts against the limit, even if reset) until its answer is written.
-            stream.commitPending = true
-            streams[streamID] = stream
-            inFlightCommits += 1
+            hold(stream, streamID: streamID)
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
             processor.commit(notification, startedAt: startedAt) { result in
@@ -54,20 +50,14 @@ extension ProviderHTTP2Connection {
             guard !failed else { return }
             carryOut(fault, context: context)
         case .perform(let work):
-            // Held like a commit until the work answers.
-            stream.commitPending = true
-            streams[streamID] = stream
-            inFlightCommits += 1
+            hold(stream, streamID: streamID)
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
             work { response in
                 eventLoop.execute { loopBound.value.performed(response, streamID: streamID) }
             }
         case .delayed(let delay, let later):
-            // Held like a commit: open, counted against the limit, keeping the connection from closing.
-            stream.commitPending = true
-            streams[streamID] = stream
-            inFlightCommits += 1
+            hold(stream, streamID: streamID)
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: delay) {
                 loopBound.value.resume(later, streamID: streamID)
@@ -84,40 +74,49 @@ extension ProviderHTTP2Connection {
         }
     }
 
+    /// Keeps a stream open — counted against the limit even if reset, and keeping the connection from closing —
+    /// while its answer is made elsewhere: a commit, a channel's store work, a fault rule's delay.
+    private func hold(_ stream: Stream, streamID: UInt32) {
+        var stream = stream
+        stream.commitPending = true
+        streams[streamID] = stream
+        inFlightCommits += 1
+    }
+
+    /// Ends a ``hold(_:streamID:)``: the stream to answer, or `nil` when it was reset or the connection failed meanwhile.
+    private func release(streamID: UInt32) -> Stream? {
+        inFlightCommits -= 1
+        guard context != nil, var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed else { return nil }
+        stream.commitPending = false
+        return stream
+    }
+
     /// Answers a stream whose work is done, unless it was reset meanwhile.
     private func performed(_ response: ProviderResponse, streamID: UInt32) {
-        inFlightCommits -= 1
-        guard let context else { return }
-        if var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed {
-            stream.commitPending = false
+        if let stream = release(streamID: streamID), let context {
             write(response, streamID: streamID, stream: stream)
             scheduleFlush(context: context)
         }
-        closeIfDrained(context: context)
+        if let context { closeIfDrained(context: context) }
     }
 
     /// After a fault rule's delay: carries out the decision. A stream reset (or a connection closed) meanwhile gets
     /// no answer, but its notification is committed all the same, as one whose commit had begun.
     private func resume(_ decision: ProviderDecision, streamID: UInt32) {
-        inFlightCommits -= 1
-        guard let context, var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed else {
+        guard let stream = release(streamID: streamID), let context else {
             if case .commit(let notification, _, let startedAt) = decision {
                 processor.commit(notification, startedAt: startedAt) { _ in }
             }
             if let context { closeIfDrained(context: context) }
             return
         }
-        stream.commitPending = false
         carryOut(decision, streamID: streamID, stream: stream, context: context)
         scheduleFlush(context: context)
     }
 
     private func committed(_ result: Result<Void, any Error>, response: ProviderResponse, streamID: UInt32) {
-        inFlightCommits -= 1
-        guard let context else { return }
         // A stream reset meanwhile gets no answer (the notification is committed all the same).
-        if var stream = streams.removeValue(forKey: streamID), !stream.reset, !failed {
-            stream.commitPending = false
+        if let stream = release(streamID: streamID), let context {
             switch result {
             case .success:
                 write(response, streamID: streamID, stream: stream)
@@ -127,7 +126,7 @@ extension ProviderHTTP2Connection {
             }
             scheduleFlush(context: context)
         }
-        closeIfDrained(context: context)
+        if let context { closeIfDrained(context: context) }
     }
 
     /// Writes HEADERS and, for an error, the JSON body; a body the windows do not allow yet waits in the stream.

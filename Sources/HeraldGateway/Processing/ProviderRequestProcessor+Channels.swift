@@ -18,10 +18,13 @@ extension ProviderRequestProcessor {
         connection: inout ProviderConnectionState
     ) -> ProviderDecision {
         let requestID = head.requestID.flatMap { NotificationID($0)?.text } ?? NotificationID.random().text
-        func fail(_ reason: APNSReason) -> ProviderDecision {
-            self.metrics.recordRejected(reason)
-            return .respond(Self.channelFailure(reason, requestID: requestID))
+        // Every refusal is counted and carries the request's id, now or after the store's answer.
+        let recorder = self.metrics
+        let refusal = { @Sendable (reason: APNSReason) -> ProviderResponse in
+            recorder.recordRejected(reason)
+            return Self.channelFailure(reason, requestID: requestID)
         }
+        func fail(_ reason: APNSReason) -> ProviderDecision { .respond(refusal(reason)) }
         // 1. method, per path
         let allowed: Set<String> = if case .allChannels = target { ["GET"] } else { ["POST", "GET", "DELETE"] }
         guard let method = head.method, allowed.contains(method) else { return fail(.methodNotAllowed) }
@@ -45,7 +48,6 @@ extension ProviderRequestProcessor {
         // 4. the request itself
         let store = services.store
         let environment = self.environment
-        let recorder = self.metrics
         let answer = { (work: @escaping @Sendable () async throws -> ProviderResponse) -> ProviderDecision in
             .perform { reply in
                 Task {
@@ -53,9 +55,7 @@ extension ProviderRequestProcessor {
                         reply(try await work())
                     } catch {
                         // A full store is 503, as for a push; anything else 500.
-                        let reason = Self.reason(forCommitFailure: error)
-                        recorder.recordRejected(reason)
-                        reply(Self.channelFailure(reason, requestID: requestID))
+                        reply(refusal(Self.reason(forCommitFailure: error)))
                     }
                 }
             }
@@ -84,10 +84,7 @@ extension ProviderRequestProcessor {
                         pushType: configuration.pushType,
                         limit: Self.channelsPerApp
                     )
-                else {
-                    recorder.recordRejected(.cannotCreateChannelConfig)
-                    return Self.channelFailure(.cannotCreateChannelConfig, requestID: requestID)
-                }
+                else { return refusal(.cannotCreateChannelConfig) }
                 var response = Self.channelSuccess(201, requestID: requestID)
                 response.extraHeaders.insert((name: "apns-channel-id", value: channel.id), at: 0)
                 return response
@@ -99,14 +96,12 @@ extension ProviderRequestProcessor {
             return answer {
                 if isDelete {
                     guard try await store.deleteChannel(id: channelID, bundleID: bundleID, environment: environment) else {
-                        recorder.recordRejected(.channelNotRegistered)
-                        return Self.channelFailure(.channelNotRegistered, requestID: requestID)
+                        return refusal(.channelNotRegistered)
                     }
                     return Self.channelSuccess(204, requestID: requestID)
                 }
                 guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment) else {
-                    recorder.recordRejected(.channelNotRegistered)
-                    return Self.channelFailure(.channelNotRegistered, requestID: requestID)
+                    return refusal(.channelNotRegistered)
                 }
                 let object: [String: Any] = ["message-storage-policy": channel.storagePolicy, "push-type": channel.pushType]
                 let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

@@ -169,6 +169,11 @@ struct FaultRuleTests {
         #expect(refusal(#"{"scenario": "token-expired", "seconds": 5}"#) == "token-expired takes no field but 'id', not 'seconds'")
         #expect(refusal(#"{"scenario": "app-uninstalled"}"#) == "app-uninstalled needs 'token', a device token in hexadecimal")
         #expect(refusal(#"{"scenario": "throttled-device", "token": "aa"}"#) == "throttled-device needs 'perSecond', 1 or more")
+        #expect(refusal(#"{"scenario": "apns-outage", "seconds": true}"#) == "apns-outage needs 'seconds', 1 to 86400")
+        #expect(
+            refusal(#"{"scenario": "app-uninstalled", "token": "\#(String(repeating: "ab", count: 32))", "at": "noon"}"#)
+                == "'at' must be milliseconds since the epoch"
+        )
         #expect(refusal(#"{"scenario": "meteor"}"#) == "'scenario' meteor is none of apns-outage, token-expired, app-uninstalled, throttled-device")
     }
 }

@@ -26,7 +26,7 @@ struct FaultTableTests {
         let first = try table.add(FaultRule(effect: .answer(.internalServerError, timestamp: nil)))
         let named = try table.add(FaultRule(id: "mine", effect: .answer(.serviceUnavailable, timestamp: nil)))
         let second = try table.add(FaultRule(effect: .answer(.serviceUnavailable, timestamp: nil)))
-        #expect([first.id, named.id, second.id] == ["f1", "mine", "f2"])
+        #expect([first.rule.id, named.rule.id, second.rule.id] == ["f1", "mine", "f2"])
         #expect(throws: FaultRuleError("a rule with id 'mine' is already in force")) {
             try table.add(FaultRule(id: "mine", effect: .answer(.internalServerError, timestamp: nil)))
         }
