@@ -63,10 +63,10 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
         case .respond(let response):
             write(response, context: context)
         case .commit(let notification, let response, let startedAt):
-            answerLater(context: context, start: { done in processor.commit(notification, startedAt: startedAt, completion: done) }) {
-                handler,
-                context,
-                result in
+            let commit: (_ done: @escaping @Sendable (Result<Void, any Error>) -> Void) -> Void = { done in
+                processor.commit(notification, startedAt: startedAt, completion: done)
+            }
+            answerLater(context: context, start: commit) { handler, context, result in
                 switch result {
                 case .success: handler.write(response, context: context)
                 case .failure(let error):
@@ -92,9 +92,8 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
             }
         case .delayed(let delay, let later):
             let eventLoop = context.eventLoop
-            answerLater(context: context, start: { done in eventLoop.scheduleTask(in: delay) { done(()) } }) { handler, context, _ in
-                handler.carryOut(later, context: context)
-            }
+            let wait: (_ done: @escaping @Sendable (Void) -> Void) -> Void = { done in eventLoop.scheduleTask(in: delay) { done(()) } }
+            answerLater(context: context, start: wait) { handler, context, _ in handler.carryOut(later, context: context) }
         }
     }
 
