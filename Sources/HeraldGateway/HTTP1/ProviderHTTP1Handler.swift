@@ -63,17 +63,18 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
         case .respond(let response):
             write(response, context: context)
         case .commit(let notification, let response, let startedAt):
-            let commit: (_ done: @escaping @Sendable (Result<Void, any Error>) -> Void) -> Void = { done in
-                processor.commit(notification, startedAt: startedAt, completion: done)
-            }
-            answerLater(context: context, start: commit) { handler, context, result in
-                switch result {
-                case .success: handler.write(response, context: context)
-                case .failure(let error):
-                    let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
-                    handler.write(.failure(reason, apnsID: response.apnsID), context: context)
+            answerLater(
+                context: context,
+                start: { done in processor.commit(notification, startedAt: startedAt, completion: done) },
+                finish: { handler, context, result in
+                    switch result {
+                    case .success: handler.write(response, context: context)
+                    case .failure(let error):
+                        let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
+                        handler.write(.failure(reason, apnsID: response.apnsID), context: context)
+                    }
                 }
-            }
+            )
         case .perform(let work):
             answerLater(context: context, start: work) { handler, context, response in handler.write(response, context: context) }
         case .reset, .close:
@@ -92,8 +93,11 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
             }
         case .delayed(let delay, let later):
             let eventLoop = context.eventLoop
-            let wait: (_ done: @escaping @Sendable (Void) -> Void) -> Void = { done in eventLoop.scheduleTask(in: delay) { done(()) } }
-            answerLater(context: context, start: wait) { handler, context, _ in handler.carryOut(later, context: context) }
+            answerLater(
+                context: context,
+                start: { done in eventLoop.scheduleTask(in: delay) { done(()) } },
+                finish: { handler, context, _ in handler.carryOut(later, context: context) }
+            )
         }
     }
 
