@@ -80,7 +80,7 @@ public struct HeraldServer: Sendable {
         // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
         try await engine.restore()
 
-        let faults = FaultTable()
+        let faults = FaultTable(log: FaultLog(onRecorded: { console.traceRecorded($0, event: "fault") }))
         for rule in configuration.faults { try faults.add(rule) }
         let services = ProviderServices(
             store: store,
@@ -102,9 +102,11 @@ public struct HeraldServer: Sendable {
         self.web = configuration.web.map { webConfiguration in
             var routes = WebRoutes()
             ConsoleAPI(hub: console, pushes: consolePushes, configuration: configuration.console).addRoutes(to: &routes)
-            InspectionAPI(store: store, engine: engine, screens: console).addRoutes(to: &routes)
+            InspectionAPI(store: store, engine: engine, screens: console, extraTrace: { Self.faultTrace(faults.log, $0) })
+                .addRoutes(to: &routes)
             MetricsEndpoint(registry: metrics).addRoutes(to: &routes)
             FaultsAPI(faults: faults, clock: configuration.clock).addRoutes(to: &routes)
+            ResetAPI(reset: { try await Self.reset(store: store, engine: engine, faults: faults, options: $0) }).addRoutes(to: &routes)
             ConsoleResponder().addRoutes(to: &routes)
             return WebServer(
                 configuration: webConfiguration,

@@ -166,6 +166,13 @@ public final class HeraldTestServer: Sendable {
     /// does on a bad day, e.g. `try server.faults.add(FaultRule(json: Array(#"{"status": 503, "count": 1}"#.utf8)))`.
     public var faults: FaultTable { server.faults }
 
+    /// Starts again without a restart, as `POST /api/v1/reset` does: what waits is discarded, every notification and
+    /// trace deleted, every fault rule removed (unless `options` keeps them); devices stay connected.
+    @discardableResult
+    public func reset(_ options: ResetOptions = ResetOptions()) async throws -> ResetResult {
+        try await server.reset(options)
+    }
+
     /// The h2c (cleartext HTTP/2, prior knowledge) provider API, e.g. `http://127.0.0.1:51234`.
     public var cleartextURL: String { "http://127.0.0.1:\(addresses.ports.cleartext ?? 0)" }
     /// The TLS provider API (ALPN h2; trust ``ProviderCredentials/caCertificateFile``), e.g. `https://127.0.0.1:51235`;

@@ -75,7 +75,7 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible, Codab
     }
 
     /// The 8-4-4-4-12 lowercase form of sixteen bytes.
-    private static func formatted(_ bytes: [UInt8]) -> NotificationID {
+    static func formatted(_ bytes: [UInt8]) -> NotificationID {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(36)

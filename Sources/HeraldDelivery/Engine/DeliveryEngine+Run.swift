@@ -63,6 +63,9 @@ extension DeliveryEngine {
                 actions = machine.restore(notifications, now: now)
             case .tick:
                 actions = machine.tick(now: now)
+            case .discardAll(let reason, let counted):
+                actions = machine.discardAll(reason: reason, now: now)
+                counted(actions.count)
             case .barrier(let id, let waitForJournal):
                 if !waitForJournal || journal.addBarrier(id) { resumeIdleWaiters([id]) }
                 continue

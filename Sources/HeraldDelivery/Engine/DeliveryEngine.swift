@@ -49,6 +49,8 @@ public final class DeliveryEngine: Service, Sendable {
         case acknowledged(NotificationID, session: DeviceSessionID)
         case reported(DeviceReport, session: DeviceSessionID)
         case restored([StoredNotification])
+        /// Discard everything in memory with this reason; `counted` is told how many notifications that was.
+        case discardAll(reason: String, counted: @Sendable (Int) -> Void)
         case tick
         /// Resume idle waiter `id` once everything queued before it is processed (and, if asked, written).
         case barrier(UInt64, waitForJournal: Bool)
@@ -134,6 +136,16 @@ public final class DeliveryEngine: Service, Sendable {
     /// The device reported what became of a notification.
     public func reported(_ report: DeviceReport, session: DeviceSessionID) {
         eventInput.yield(.reported(report, session: session))
+    }
+
+    /// Discards every notification the engine holds (waiting, held, sent and not acknowledged), recording
+    /// `discarded` with `reason`, and returns how many once those changes are written: afterwards every notification
+    /// the engine had heard of before the call is in a final state. For `POST /api/v1/reset`.
+    public func discardAll(reason: String) async -> Int {
+        let count = Mutex(0)
+        eventInput.yield(.discardAll(reason: reason, counted: { value in count.withLock { $0 = value } }))
+        await waitUntilIdle()
+        return count.withLock { $0 }
     }
 
     /// Loads the notifications the store still holds as `stored`, so that they are sent when their devices

@@ -139,6 +139,38 @@ extension DeliveryStateMachine {
         return actions
     }
 
+    /// Everything in memory is `discarded` with this reason (`reset`: a test starts again, docs/testing-from-any-language.md):
+    /// waiting, held and sent-but-unacknowledged notifications, and those waiting behind a reused `apns-id`. A late
+    /// acknowledgement of one sent is then traced, not refused, as for any notification that left memory.
+    mutating func discardAll(reason: String, now: Int64) -> [Action] {
+        var actions: [Action] = []
+        let detail = TraceDetail.object(["reason": .string(reason)])
+        // Successors first, so that finishing their elders promotes none of them.
+        for (_, successor) in successors.sorted(by: { $0.key < $1.key }) {
+            let change = DeliveryChange(
+                notificationID: successor.notification.id,
+                sequence: successor.sequence,
+                event: .discarded,
+                newState: .discarded,
+                atMilliseconds: now,
+                detailJSON: detail
+            )
+            actions.append(.record(change))
+        }
+        successors = [:]
+        promotedTokens = []
+        for key in entries.sorted(by: { $0.value.order < $1.value.order }).map(\.key) {
+            finish(key, .discarded, state: .discarded, now: now, detail: detail, into: &actions)
+        }
+        for id in sessions.keys {
+            sessions[id]?.held = []
+            sessions[id]?.burstDueAt = nil
+        }
+        sessionsWithBursts = []
+        deadlines = DeadlineQueue()
+        return actions
+    }
+
     /// Loads the notifications the store still holds as `stored` (at start-up): they wait, oldest first;
     /// those whose time is up are `expired`.
     mutating func restore(_ notifications: [StoredNotification], now: Int64) -> [Action] {

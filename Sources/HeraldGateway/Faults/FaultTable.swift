@@ -49,8 +49,13 @@ public final class FaultTable: Sendable {
     private let state = NIOLockedValueBox(State())
     private let hasRules = Atomic<Bool>(false)
 
-    /// An empty table.
-    public init() {}
+    /// The requests the rules applied to, newest last: the `fault` events of traces.
+    public let log: FaultLog
+
+    /// An empty table recording what its rules do in `log`.
+    public init(log: FaultLog = FaultLog()) {
+        self.log = log
+    }
 
     /// Adds a rule after the others; returns its entry, with its id (made when it had none).
     ///

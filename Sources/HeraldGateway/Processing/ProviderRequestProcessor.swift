@@ -85,11 +85,14 @@ final class ProviderRequestProcessor: Sendable {
     func process(head: ProviderRequestHead, body: [UInt8], bodyTooLarge: Bool, connection: inout ProviderConnectionState) -> ProviderDecision {
         let startedAt = ContinuousClock.now
         let providedID = head.apnsID.flatMap { NotificationID($0) }
-        let apnsID = providedID?.text ?? generatedIDFormat.make().text
-        // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment.
-        let uniqueID = environment == .sandbox ? NotificationID.random().text : nil
+        let notificationID = providedID ?? generatedIDFormat.make()
+        let apnsID = notificationID.text
+        // Spec §A.4: `apns-unique-id` exists only in the development (sandbox) environment; derived from the apns-id
+        // so that the inspection API finds the notification by it (NotificationID.uniqueID).
+        let uniqueID = environment == .sandbox ? notificationID.uniqueID.text : nil
         // Fault rules (docs/faults.md): with none in force, one atomic load.
         let hit = services.faults.isEmpty ? nil : services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds())
+        if let hit { services.faults.log.record(hit, apnsID: notificationID, atMilliseconds: services.clock.nowMilliseconds()) }
         var result: ProviderDecision
         switch (hit?.connection, hit?.answer) {
         case (.reset?, _): result = .reset

@@ -26,6 +26,9 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, CustomString
     public static let acknowledged = Self(rawValue: "acknowledged")
     /// The notification was dropped for a reason in its detail (e.g. its token was unregistered).
     public static let discarded = Self(rawValue: "discarded")
+    /// A fault rule applied to the request (detail: the rule and what it did; docs/faults.md). Kept in memory, not in
+    /// the store: a request a rule answers with an error has no stored notification.
+    public static let fault = Self(rawValue: "fault")
 
     // Reports from the device (docs/device-link.md, `report`).
 

@@ -6,8 +6,16 @@ import HeraldStore
 extension InspectionAPI {
     /// The `limit` used when a request gives none.
     static let defaultLimit = 100
-    /// The largest `limit` accepted.
+    /// The largest `limit` (and wait `count`) accepted.
     static let maximumLimit = 10_000
+    /// How long a wait lasts when the request gives no `timeoutMs`.
+    static let defaultWaitMilliseconds = 5_000
+    /// The longest wait one request may ask for: a test that needs longer asks again.
+    static let maximumWaitMilliseconds = 30_000
+    /// The shortest time between two looks at the store during a wait: a burst of events costs one query.
+    static let waitRecheckInterval = Duration.milliseconds(25)
+    /// The longest time between two looks at the store during a wait.
+    static let waitIdleRecheckInterval = Duration.milliseconds(250)
 
     func listDevices() async throws -> WebResponse {
         let devices = try await store.devices()
@@ -50,24 +58,63 @@ extension InspectionAPI {
 
     func listNotifications(request: WebRequest) async throws -> WebResponse {
         let limit = try Self.limit(request)
-        var token: DeviceToken?
-        if let text = request.queryValue("token") {
-            guard let parsed = DeviceToken(hex: text) else { throw WebError.badRequest("token must be a device token in hex") }
-            token = parsed
-        }
+        let token = try Self.token(request)
         let filter = try NotificationFilter(request)
         guard !filter.isEmpty else {
             return Self.notificationList(try await store.listNotifications(token: token, limit: limit))
         }
-        // The filters look at the newest notifications the store lists (up to its maximum), then keep `limit`.
-        let newest = try await store.listNotifications(token: token, limit: Self.maximumLimit)
-        return Self.notificationList(Array(newest.lazy.filter(filter.matches).prefix(limit)))
+        return Self.notificationList(Array(try await matching(token: token, filter).prefix(limit)))
+    }
+
+    /// The notifications that pass the filters, newest first: the filters look at the newest notifications the store
+    /// lists (up to its maximum, of the token when given).
+    private func matching(token: DeviceToken?, _ filter: NotificationFilter) async throws -> [StoredNotification] {
+        try await store.listNotifications(token: token, limit: Self.maximumLimit).filter(filter.matches)
+    }
+
+    /// `GET /api/v1/notifications/wait`: answers as soon as `count` notifications pass the filters of
+    /// `GET /api/v1/notifications` (with `state`: have reached that state), with them; `408` when `timeoutMs` passes
+    /// first, saying how many did.
+    ///
+    /// Why no busy polling: the store is asked again when the console's event log has a new event (every trace event
+    /// the engine records), at most every ``waitRecheckInterval``, and at least every ``waitIdleRecheckInterval``
+    /// (events the log does not carry, such as a replacement at commit time).
+    func waitForNotifications(request: WebRequest) async throws -> WebResponse {
+        let limit = try Self.limit(request)
+        let token = try Self.token(request)
+        let filter = try NotificationFilter(request)
+        let count = try Self.integer(request, "count", default: 1, in: 1...Self.maximumLimit)
+        let timeout = try Self.integer(request, "timeoutMs", default: Self.defaultWaitMilliseconds, in: 0...Self.maximumWaitMilliseconds)
+        let deadline = ContinuousClock.now + .milliseconds(timeout)
+        let events = screens?.events
+        while true {
+            let seen = events?.lastSequence ?? 0
+            let matched = try await matching(token: token, filter)
+            if matched.count >= count { return Self.notificationList(Array(matched.prefix(limit))) }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                var writer = JSONTextWriter()
+                writer.beginObject()
+                writer.member("error", "\(matched.count) of \(count) notifications matched within \(timeout) ms")
+                writer.member("matched", Int64(matched.count))
+                writer.member("count", Int64(count))
+                writer.endObject()
+                return .json(status: 408, writer.bytes)
+            }
+            let slice = min(left, Self.waitIdleRecheckInterval)
+            if let events {
+                _ = await events.waitForEvents(after: seen, timeout: slice)
+                try await Task.sleep(for: min(Self.waitRecheckInterval, max(.zero, deadline - ContinuousClock.now)))
+            } else {
+                try await Task.sleep(for: slice)
+            }
+        }
     }
 
     func notification(apnsID: String) async throws -> WebResponse {
         let id = try Self.notificationID(apnsID)
         guard let stored = try await store.notification(id) else { throw WebError.notFound("no notification \(apnsID)") }
-        let trace = try await store.trace(id)
+        let trace = try await trace(of: id)
         var writer = JSONTextWriter(capacity: 512 + stored.notification.payload.count)
         InspectionJSON.write(stored, trace: trace, into: &writer)
         return .json(writer.bytes)
@@ -76,7 +123,7 @@ extension InspectionAPI {
     func trace(apnsID: String) async throws -> WebResponse {
         let id = try Self.notificationID(apnsID)
         let stored = try await store.notification(id)
-        let trace = try await store.trace(id)
+        let trace = try await trace(of: id)
         guard stored != nil || !trace.isEmpty else { throw WebError.notFound("no notification \(apnsID)") }
         var writer = JSONTextWriter()
         writer.beginObject()
@@ -98,11 +145,23 @@ extension InspectionAPI {
     }
 
     private static func limit(_ request: WebRequest) throws(WebError) -> Int {
-        guard let text = request.queryValue("limit") else { return defaultLimit }
-        guard let limit = Int(text), (1...maximumLimit).contains(limit) else {
-            throw WebError.badRequest("limit must be an integer from 1 to \(maximumLimit)")
+        try integer(request, "limit", default: defaultLimit, in: 1...maximumLimit)
+    }
+
+    /// The query's integer `name`, or `default` when absent; `400` when it is not an integer in `range`.
+    private static func integer(_ request: WebRequest, _ name: String, default: Int, in range: ClosedRange<Int>) throws(WebError) -> Int {
+        guard let text = request.queryValue(name) else { return `default` }
+        guard let value = Int(text), range.contains(value) else {
+            throw WebError.badRequest("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
-        return limit
+        return value
+    }
+
+    /// The query's `token`, if any; `400` when it is not a device token.
+    private static func token(_ request: WebRequest) throws(WebError) -> DeviceToken? {
+        guard let text = request.queryValue("token") else { return nil }
+        guard let token = DeviceToken(hex: text) else { throw WebError.badRequest("token must be a device token in hex") }
+        return token
     }
 
     private static func notificationID(_ text: String) throws(WebError) -> NotificationID {

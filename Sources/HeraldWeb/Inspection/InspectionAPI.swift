@@ -17,13 +17,31 @@ public struct InspectionAPI: Sendable {
     let store: any NotificationStore
     let engine: DeliveryEngine
     let screens: ConsoleHub?
+    let extraTrace: (@Sendable (NotificationID) -> [TraceEvent])?
 
     /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session) and
-    /// their `screenAt` from `screens` (the console's hub; `null` for every device without one).
-    public init(store: any NotificationStore, engine: DeliveryEngine, screens: ConsoleHub? = nil) {
+    /// their `screenAt` from `screens` (the console's hub; `null` for every device without one); `extraTrace` gives
+    /// events kept outside the store (the fault rules' `fault` events), merged into traces by time.
+    public init(
+        store: any NotificationStore,
+        engine: DeliveryEngine,
+        screens: ConsoleHub? = nil,
+        extraTrace: (@Sendable (NotificationID) -> [TraceEvent])? = nil
+    ) {
         self.store = store
         self.engine = engine
         self.screens = screens
+        self.extraTrace = extraTrace
+    }
+
+    /// The notification's trace: the store's events and the extra ones, by time (the extra first at the same time).
+    func trace(of id: NotificationID) async throws -> [TraceEvent] {
+        let stored = try await store.trace(id)
+        guard let extra = extraTrace?(id), !extra.isEmpty else { return stored }
+        return (extra.map { (event: $0, rank: 0) } + stored.map { (event: $0, rank: 1) })
+            .enumerated()
+            .sorted { ($0.element.event.atMilliseconds, $0.element.rank, $0.offset) < ($1.element.event.atMilliseconds, $1.element.rank, $1.offset) }
+            .map(\.element.event)
     }
 
     /// When the device's newest screen arrived, if the console's hub has one.
@@ -39,6 +57,8 @@ public struct InspectionAPI: Sendable {
                     return try await route.handler(self, request)
                 } catch let error as WebError {
                     throw error
+                } catch is CancellationError {
+                    throw WebError(status: 503, message: "the request was cancelled (the server is stopping or the client left)")
                 } catch {
                     throw WebError(status: 500, message: "the store failed: \(error)")
                 }
@@ -61,6 +81,7 @@ extension InspectionAPI {
             try await api.deviceNotifications(id: request.parameter("id"), request: request)
         },
         Route(path: "/api/v1/notifications") { api, request in try await api.listNotifications(request: request) },
+        Route(path: "/api/v1/notifications/wait") { api, request in try await api.waitForNotifications(request: request) },
         Route(path: "/api/v1/notifications/{apnsID}") { api, request in
             try await api.notification(apnsID: request.parameter("apnsID"))
         },

@@ -28,11 +28,13 @@ enum InspectionJSON {
         writer.endObject()
     }
 
-    /// `Notification`, with `trace` added when given.
+    /// `Notification` (`uniqueID` `null` in production), with `trace` added when given.
     static func write(_ stored: StoredNotification, trace: [TraceEvent]?, into writer: inout JSONTextWriter) {
         let notification = stored.notification
         writer.beginObject()
         writer.member("apnsID", notification.id.text)
+        // The sandbox's `apns-unique-id`, which the provider was answered with (NotificationID.uniqueID).
+        writer.member("uniqueID", notification.environment == .sandbox ? notification.id.uniqueID.text : nil)
         writer.member("token", notification.token.hex)
         writer.member("topic", notification.topic)
         writer.member("bundleID", notification.bundleID)

@@ -1,7 +1,7 @@
 import HeraldCore
 import HeraldStore
 
-/// The filters of `GET /api/v1/notifications` besides `token` (docs/inspection-api.json): what a test written in any
+/// The filters of `GET /api/v1/notifications` (and its `wait`) besides `token` (docs/inspection-api.json): what a test written in any
 /// language asks of the notifications it sent.
 struct NotificationFilter: Sendable {
     /// `topic`: the `apns-topic`, exactly.
@@ -14,6 +14,8 @@ struct NotificationFilter: Sendable {
     var collapseID: String?
     /// `text`: the payload's JSON text contains this, as sent (case and escapes matter).
     var text: [UInt8]?
+    /// `uniqueID`: the sandbox's `apns-unique-id` the provider was answered with (lowercase).
+    var uniqueID: String?
 
     /// The most characters (Unicode scalars, as JSON Schema's `maxLength` counts them) a `text` filter may have.
     static let maximumTextLength = 64
@@ -41,11 +43,15 @@ struct NotificationFilter: Sendable {
             }
             self.text = Array(text.utf8)
         }
+        if let uniqueID = request.queryValue("uniqueID") {
+            guard let id = NotificationID(uniqueID) else { throw .badRequest("uniqueID must be an apns-unique-id (a UUID)") }
+            self.uniqueID = id.key
+        }
     }
 
     /// Whether no filter is given.
     var isEmpty: Bool {
-        topic == nil && state == nil && sinceMilliseconds == nil && collapseID == nil && text == nil
+        topic == nil && state == nil && sinceMilliseconds == nil && collapseID == nil && text == nil && uniqueID == nil
     }
 
     /// Whether a notification passes every filter given.
@@ -56,6 +62,7 @@ struct NotificationFilter: Sendable {
         if let sinceMilliseconds, notification.acceptedAtMilliseconds < sinceMilliseconds { return false }
         if let collapseID, notification.collapseID != collapseID { return false }
         if let text, notification.payload.firstRange(of: text) == nil { return false }
+        if let uniqueID, notification.environment != .sandbox || notification.id.uniqueID.text != uniqueID { return false }
         return true
     }
 }

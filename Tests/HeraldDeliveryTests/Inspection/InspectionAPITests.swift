@@ -69,7 +69,7 @@ struct InspectionAPITests {
         var served: [String: Set<String>] = [:]
         for path in InspectionAPI.paths { served[path, default: []].insert("get") }
         for (method, path) in ConsoleAPI.operations { served[path, default: []].insert(method.lowercased()) }
-        for (method, path) in FaultsAPI.operations { served[path, default: []].insert(method.lowercased()) }
+        for (method, path) in FaultsAPI.operations + ResetAPI.operations { served[path, default: []].insert(method.lowercased()) }
         #expect(document.operations == served)
         for (path, methods) in document.operations {
             for method in methods {

@@ -162,8 +162,10 @@ enum Interop {
     static let aioapnsPins = ["aioapns==4.0", "h2==4.4.1", "PyJWT==2.15.1", "pyOpenSSL==26.4.0", "cryptography==50.0.2"]
     /// The selenium the console's browser test drives Chromium with (`.ci/run`'s `SELENIUM_PIN`; keep them equal).
     static let seleniumPin = "selenium==4.51.0"
+    /// The pytest that runs `Examples/TestingFromAnyLanguage` (`.ci/run`'s `PYTEST_PIN`; keep them equal).
+    static let pytestPin = "pytest==9.2.0"
 
-    /// The Python that has aioapns and selenium: `HERALD_INTEROP_PYTHON` (set by `.ci/run`), else the package's
+    /// The Python that has aioapns, selenium and pytest: `HERALD_INTEROP_PYTHON` (set by `.ci/run`), else the package's
     /// `.build/interop-venv`, created and filled on first use (under a lock, once per test process).
     static func python() async throws -> String {
         try await pythonTask.value
@@ -189,11 +191,12 @@ enum Interop {
             """
         let result = try await ExternalProcess.run(
             "bash",
-            ["-c", script, "make-venv"] + aioapnsPins + [seleniumPin],
+            ["-c", script, "make-venv"] + aioapnsPins + [seleniumPin, pytestPin],
             environment: [
                 "VENV": venv.path,
-                "CHECK": "import importlib.metadata as m, aioapns, selenium; assert m.version('aioapns') == '4.0'; "
-                    + "assert m.version('selenium') == '\(seleniumPin.dropFirst("selenium==".count))'",
+                "CHECK": "import importlib.metadata as m, aioapns, selenium, pytest; assert m.version('aioapns') == '4.0'; "
+                    + "assert m.version('selenium') == '\(seleniumPin.dropFirst("selenium==".count))'; "
+                    + "assert m.version('pytest') == '\(pytestPin.dropFirst("pytest==".count))'",
             ],
             deadline: .seconds(600)
         )
