@@ -16,6 +16,7 @@ public enum ConsoleAssets {
         uniqueKeysWithValues: [
             ConsoleAsset(name: "console.css", bytes: PackageResources.console_css),
             ConsoleAsset(name: "console.js", bytes: PackageResources.console_js),
+            ConsoleAsset(name: "faults.js", bytes: PackageResources.faults_js),
             ConsoleAsset(name: "helpers.js", bytes: PackageResources.helpers_js),
         ].map { ($0.name, $0) }
     )

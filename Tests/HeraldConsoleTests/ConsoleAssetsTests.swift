@@ -10,6 +10,7 @@ struct ConsoleAssetsTests {
         for path in ["/", "/console", "/console/"] { #expect(ConsoleAssets.asset(at: path)?.name == "index.html", "\(path)") }
         #expect(ConsoleAssets.asset(at: "/console/console.js")?.name == "console.js")
         #expect(ConsoleAssets.asset(at: "/console/helpers.js")?.name == "helpers.js")
+        #expect(ConsoleAssets.asset(at: "/console/faults.js")?.name == "faults.js")
         #expect(ConsoleAssets.asset(at: "/console/console.css")?.name == "console.css")
         for path in ["/console/nope.js", "/console.js", "/index.html", "", "/console//console.js", "/console/./console.js"] {
             #expect(ConsoleAssets.asset(at: path) == nil, "\(path)")
@@ -64,7 +65,22 @@ struct ConsoleAssetsTests {
         #expect(page.contains(#"data-testid="send-form""#))
         let script = String(decoding: try #require(ConsoleAssets.asset(at: "/console/console.js")).bytes, as: UTF8.self)
         #expect(script.contains("from './helpers.js'"))
+        #expect(script.contains("from './faults.js'"))
         let helpers = String(decoding: try #require(ConsoleAssets.asset(at: "/console/helpers.js")).bytes, as: UTF8.self)
         #expect(helpers.contains("export function el("))
+        let faults = String(decoding: try #require(ConsoleAssets.asset(at: "/console/faults.js")).bytes, as: UTF8.self)
+        #expect(faults.contains("export async function refreshFaults("))
+        #expect(page.contains(#"data-testid="faults-panel""#))
+    }
+
+    @Test("every module a script imports is built in: the set of files is exactly the page's style sheet and its modules")
+    func importsAreServed() throws {
+        var imported: Set<String> = []
+        for asset in ConsoleAssets.files.values where asset.name.hasSuffix(".js") {
+            let text = String(decoding: asset.bytes, as: UTF8.self)
+            for match in text.matches(of: /from '\.\/([A-Za-z0-9_-]+\.js)'/) { imported.insert(String(match.output.1)) }
+        }
+        #expect(imported == ["helpers.js", "faults.js"])
+        #expect(Set(ConsoleAssets.files.keys) == imported.union(["console.js", "console.css"]))
     }
 }

@@ -5,7 +5,9 @@ Run by the Swift test ConsoleBrowserTests against a real `herald serve` and `her
 Steps: load the console, type an invalid payload and see the validation reason, type a valid alert with the
 category, send it, see the apns-id, see the notification on the device's screen, press an action and see
 `action` in the trace, then a second push and a text input action with a text; with --image, a third push whose
-service extension downloads a PNG this script serves, and its thumbnail drawn from the image itself.
+service extension downloads a PNG this script serves, and its thumbnail drawn from the image itself; with --faults,
+the Faults panel: a bad rule's message, a rule added, listed and answering a push from the form, removed, and a
+scenario that takes the picked device's token, then every rule cleared.
 
 A PNG screenshot is saved after each step in --out. The last line on standard output is a JSON summary:
 {"ok": true|false, "steps": [...], "screenshots": [...], "apnsIDs": [...], "validationReason": ..., "error": ...}.
@@ -37,7 +39,7 @@ def finish(code):
 
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -63,6 +65,7 @@ def parse_arguments():
     parser.add_argument("--expand", metavar="TITLE", help="also expand the first notification: its content extension shows TITLE, then play/pause")
     parser.add_argument("--image", action="store_true", help="also send a push whose service extension downloads an image (payload key `image`)")
     parser.add_argument("--silent", action="store_true", help="also send a silent push, see it in the app's row and the trace's hint, and filter the list")
+    parser.add_argument("--faults", action="store_true", help="also drive the Faults panel: rules added, listed, applied, refused and removed")
     parser.add_argument("--out", required=True, help="the directory for the screenshots")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step")
     return parser.parse_args()
@@ -149,14 +152,18 @@ class Console:
         found = self.driver.find_elements(By.CSS_SELECTOR, selector)
         return found[0] if found else None
 
-    def screenshot(self, name):
-        """A PNG of the whole page (beyond the window), through the DevTools protocol."""
+    def screenshot(self, name, element=None):
+        """A PNG of the whole page (beyond the window), or of one element of it, through the DevTools protocol."""
         self.shots += 1
         path = os.path.join(self.arguments.out, f"{self.shots:02d}-{name}.png")
         self.driver.execute_script("window.scrollTo(0, 0)")
-        metrics = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
-        size = metrics.get("cssContentSize") or metrics["contentSize"]
-        clip = {"x": 0, "y": 0, "width": max(1, int(size["width"])), "height": max(1, int(size["height"])), "scale": 1}
+        if element is not None:
+            box = self.driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.x, r.y, r.width, r.height]", element)
+            clip = {"x": int(box[0]), "y": int(box[1]), "width": max(1, int(box[2] + 0.5)), "height": max(1, int(box[3] + 0.5)), "scale": 1}
+        else:
+            metrics = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+            size = metrics.get("cssContentSize") or metrics["contentSize"]
+            clip = {"x": 0, "y": 0, "width": max(1, int(size["width"])), "height": max(1, int(size["height"])), "scale": 1}
         data = self.driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip})
         with open(path, "wb") as file:
             file.write(base64.b64decode(data["data"]))
@@ -187,8 +194,8 @@ class Console:
             return []
         return [(node.get_attribute("data-testid"), node.text) for node in trace.find_elements(By.CSS_SELECTOR, '[data-testid^="trace-event-"]')]
 
-    def send(self, payload):
-        """Types a valid payload, waits for the validation to accept it, sends it, and returns the apns-id."""
+    def submit(self, payload):
+        """Types a valid payload, waits for the validation to accept it, sends it; returns the apns-id, status and reason."""
         before = self.find('[data-testid="send-result-apns-id"]')
         previous = before.text if before else None
         self.type_payload(payload)
@@ -198,9 +205,13 @@ class Console:
             "the send result with an apns-id",
             lambda: (lambda node: node and node.text.strip() != previous and node.text.strip())(self.find('[data-testid="send-result-apns-id"]')),
         )
-        status = self.by_id("send-result-status").text.strip()
+        return apns_id, self.by_id("send-result-status").text.strip(), self.by_id("send-result-reason").text.strip()
+
+    def send(self, payload):
+        """Sends a push that the gateway must accept (200) and returns its apns-id."""
+        apns_id, status, reason = self.submit(payload)
         if status != "200":
-            raise AssertionError(f"the push was not accepted: status {status}, reason {self.by_id('send-result-reason').text}")
+            raise AssertionError(f"the push was not accepted: status {status}, reason {reason}")
         summary["apnsIDs"].append(apns_id)
         return apns_id
 
@@ -338,8 +349,14 @@ class Console:
             summary["timeZone"] = self.by_id("time-zone").text
             self.step("filter")
 
+        if arguments.faults:
+            self.faults()
+
         errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
-        summary["browserErrors"] = errors
+        # The bad rule's 400 is the one error the page provokes on purpose (Chromium logs every failed fetch).
+        expected = [message for message in errors if "/api/v1/faults" in message and "status of 400" in message]
+        summary["browserErrors"] = [message for message in errors if message not in expected]
+        summary["expectedBrowserErrors"] = expected
         summary["cspViolations"] = self.csp_violations()
         # The recorder works: a style attribute the page never writes is refused, recorded and logged.
         driver.execute_script("""document.body.insertAdjacentHTML('beforeend', '<i hidden style="color: red">csp probe</i>')""")
@@ -347,6 +364,103 @@ class Console:
         summary["cspProbe"] = self.csp_violations()[len(summary["cspViolations"]):]
         summary["cspProbeLogged"] = any("Content Security Policy" in entry["message"] for entry in driver.get_log("browser"))
         summary["ok"] = True
+
+    def fault_row(self, rule_id):
+        return self.find(f'[data-testid="faults"] [data-testid="fault-{rule_id}"]')
+
+    def fault_rows(self):
+        return self.by_id("faults").find_elements(By.CSS_SELECTOR, "li.fault")
+
+    def fault_message(self, status):
+        """The message next to the rule form once it answers `status`, else None."""
+        box = self.by_id("fault-message")
+        return box.text if box.is_displayed() and box.get_attribute("data-status") == str(status) else None
+
+    def add_fault(self, text):
+        field = self.by_id("fault-json")
+        field.clear()
+        field.send_keys(text)
+        self.by_id("fault-add").click()
+
+    def no_alert(self):
+        try:
+            text = self.driver.switch_to.alert.text
+        except NoAlertPresentException:
+            return
+        raise AssertionError(f"the page opened an alert box: {text!r}")
+
+    def faults(self):
+        """The Faults panel: a bad rule refused with the server's message, a rule added and listed that answers the next
+        push from the form (its applied count moves), removed; a scenario with the picked device's token; all cleared."""
+        arguments = self.arguments
+        alert = json.dumps({"aps": {"alert": {"title": "During the outage", "body": "Answered by a fault rule."}}})
+        self.wait("the empty fault list", lambda: "No fault rules" in self.by_id("faults").text)
+        summary["faultExample"] = self.by_id("fault-json").get_attribute("value")
+
+        # A rule the server refuses: its message next to the form, nothing listed, no alert box.
+        self.add_fault(json.dumps({"match": {"topic": arguments.app}, "status": 503, "reason": "Unregistered"}))
+        summary["faultError"] = self.wait("the server's message for the bad rule", lambda: self.fault_message(400))
+        summary["faultErrorState"] = self.by_id("fault-message").get_attribute("data-valid")
+        self.no_alert()
+        if self.fault_rows():
+            raise AssertionError("a refused rule is listed")
+        self.step("fault-bad-rule")
+
+        # A rule for the app's topic, once: listed with what it has done (nothing yet).
+        rule_id = "console-outage"
+        self.add_fault(json.dumps({"id": rule_id, "match": {"topic": arguments.app}, "status": 503, "reason": "ServiceUnavailable", "count": 1}))
+        row = self.wait(f"rule {rule_id} in the list", lambda: self.fault_row(rule_id))
+        summary["faultAdded"] = self.wait("the message that it was added", lambda: self.fault_message(201))
+        summary["faultListed"] = {
+            "summary": self.by_id("fault-summary", row).text,
+            "applied": self.by_id("fault-applied", row).text,
+            "remaining": self.by_id("fault-remaining", row).text,
+            "count": self.by_id("faults-count").text,
+        }
+        self.step("fault-added")
+
+        # A push from the Send form is answered by the rule, and the panel's counts move.
+        _, status, reason = self.submit(alert)
+        summary["faultPush"] = [status, reason]
+
+        def applied():
+            node = self.fault_row(rule_id)
+            return node if node and node.get_attribute("data-applied") == "1" and node.get_attribute("data-remaining") == "0" else None
+
+        row = self.wait(f"rule {rule_id} applied once, nothing left", applied)
+        summary["faultApplied"] = {
+            "summary": self.by_id("fault-summary", row).text,
+            "applied": self.by_id("fault-applied", row).text,
+            "remaining": self.by_id("fault-remaining", row).text,
+        }
+        self.step("fault-applied")
+        self.screenshot("faults-panel", self.by_id("faults-panel"))
+
+        # Removed: gone from the list.
+        self.by_id("fault-remove", row).click()
+        self.wait(f"rule {rule_id} to leave the list", lambda: self.fault_row(rule_id) is None and "No fault rules" in self.by_id("faults").text)
+        summary["faultRemoved"] = self.wait("the message that it was removed", lambda: self.fault_message(204))
+
+        # A scenario that needs a token takes the one the Send panel points at: the picked device's app.
+        token = self.by_id("fault-token-hint").find_element(By.CSS_SELECTOR, ".mono").get_attribute("title")
+        summary["faultPresetToken"] = token
+        self.by_id("fault-preset-app-uninstalled").click()
+        row = self.wait("the scenario's rule in the list", lambda: (lambda rows: rows[0] if len(rows) == 1 else None)(self.fault_rows()))
+        summary["faultPresetJSON"] = self.by_id("fault-json").get_attribute("value")
+        _, status, reason = self.submit(alert)
+        summary["faultPresetPush"] = [status, reason]
+        row = self.wait("the scenario's rule applied", lambda: (lambda rows: rows[0] if rows and rows[0].get_attribute("data-applied") == "1" else None)(self.fault_rows()))
+        summary["faultPresetSummary"] = self.by_id("fault-summary", row).text
+        self.step("fault-preset")
+
+        # Clear all: the list is empty and the provider API answers as it should again.
+        self.by_id("fault-clear").click()
+        self.wait("the list to be empty", lambda: not self.fault_rows() and "No fault rules" in self.by_id("faults").text)
+        summary["faultCleared"] = self.wait("the message that the rules were removed", lambda: self.fault_message(200))
+        _, status, reason = self.submit(alert)
+        summary["faultClearedPush"] = [status, reason]
+        self.no_alert()
+        self.step("faults-cleared")
 
 
 def main():

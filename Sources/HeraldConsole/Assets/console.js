@@ -4,6 +4,7 @@ import {
   $, enc, sleep, el, api, toast, toDate, clock, precise, zoneText, localISO, ago, bytesText, shortToken, utf8Length,
   lower, appIcon
 } from './helpers.js';
+import { refreshFaults, showFaultTarget, startFaults } from './faults.js';
 
 // ---- State ---------------------------------------------------------------------------
 const state = {
@@ -65,6 +66,7 @@ function fillAppPicker() {
   fillTemplates();
 }
 function describeTarget() {
+  showFaultTarget();
   const hint = $('send-target-hint');
   const typed = fields.token.value.trim();
   form.classList.toggle('typed-token', typed !== '');
@@ -255,6 +257,7 @@ function showResult(answer) {
     el('dl', {}, rows));
   if (ok && data.apnsID) selectTrace(data.apnsID);
   refreshRecent();
+  refreshFaults();  // a fault rule may have answered it
 }
 
 // ---- Devices panel -------------------------------------------------------------------
@@ -721,12 +724,13 @@ async function handle(events) {
   if (devices && !work.length) work.push(refreshDevices());
   if (trace) work.push(refreshTrace());
   if (recent) work.push(refreshRecent());
+  if (events.length) work.push(refreshFaults());
   await Promise.all(work);
 }
 
 let started = false;
 async function refreshAll() {
-  await Promise.all([refreshDevices(), refreshRecent(), state.traceID ? refreshTrace() : null]);
+  await Promise.all([refreshDevices(), refreshRecent(), refreshFaults(), state.traceID ? refreshTrace() : null]);
   if (!started) {
     started = true;
     describeTarget();
@@ -769,6 +773,13 @@ async function liveLoop() {
 setInterval(() => { state.screenText.clear(); for (const d of state.devices) renderDevice(d.id); }, 30000);
 
 // ---- Start -----------------------------------------------------------------------------
+// The Faults panel's token scenarios take the token the Send panel points at: typed, or the picked device's app's.
+startFaults(() => {
+  const typed = fields.token.value.trim();
+  if (typed) return { token: typed, label: 'typed in Send' };
+  const { device, token } = selectedApp();
+  return token ? { token: token.token, label: `${token.bundleID} on ${device.name || device.id}` } : null;
+});
 fields.payload.value = JSON.stringify(templates()[0][1], null, 2);
 fillTemplates();
 showBytes();

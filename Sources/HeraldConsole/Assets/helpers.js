@@ -23,6 +23,8 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+// The JSON API on the same origin: a body is sent as JSON (a string as it is: it is JSON text already, so a person's
+// text reaches the server unchanged and the server's parser judges it). Answers {status, data} (data null without JSON).
 export async function api(method, path, body, timeoutMs = 15000) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -30,7 +32,7 @@ export async function api(method, path, body, timeoutMs = 15000) {
     const response = await fetch(path, {
       method, cache: 'no-store', signal: controller.signal,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : (typeof body === 'string' ? body : JSON.stringify(body)),
     });
     let data = null;
     try { data = await response.json(); } catch (_) { data = null; }

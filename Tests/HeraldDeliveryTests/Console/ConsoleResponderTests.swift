@@ -10,10 +10,12 @@ struct ConsoleResponderTests {
     /// Every `data-testid` the browser test and docs/console.md rely on that is in the page's HTML or script.
     static let testIDs = [
         "send-form", "send-token", "send-device", "send-app", "send-push-type", "send-priority", "send-payload", "send-validation",
-        "send-button", "send-result", "send-result-apns-id", "trace", "live-status", "devices",
+        "send-button", "send-result", "send-result-apns-id", "trace", "live-status", "devices", "faults-panel", "faults", "fault-json",
+        "fault-add", "fault-clear", "fault-message", "fault-preset-apns-outage", "fault-preset-app-uninstalled", "fault-summary",
+        "fault-applied", "fault-remaining", "fault-remove",
     ]
     /// Test ids the script builds from a prefix and a value.
-    static let testIDPrefixes = ["'device-'", "'notification-'", "'action-'", "'text-input-'", "'text-input-send-'", "'trace-event-'"]
+    static let testIDPrefixes = ["'device-'", "'notification-'", "'action-'", "'text-input-'", "'text-input-send-'", "'trace-event-'", "'fault-'"]
 
     /// A router with the console's routes only.
     static func router() -> WebRouter {
@@ -30,7 +32,7 @@ struct ConsoleResponderTests {
     /// The page and every file it loads, as one text.
     static func pageAndFiles() async throws -> String {
         var text = try await get("/").text
-        for name in ["console.css", "console.js", "helpers.js"] { text += try await get("/console/" + name).text }
+        for name in ["console.css", "console.js", "helpers.js", "faults.js"] { text += try await get("/console/" + name).text }
         return text
     }
 
@@ -54,7 +56,7 @@ struct ConsoleResponderTests {
         "the style sheet and the script modules have their content types",
         arguments: [
             ("/console/console.css", "text/css; charset=utf-8"), ("/console/console.js", "text/javascript; charset=utf-8"),
-            ("/console/helpers.js", "text/javascript; charset=utf-8"),
+            ("/console/helpers.js", "text/javascript; charset=utf-8"), ("/console/faults.js", "text/javascript; charset=utf-8"),
         ]
     )
     func servesTheFiles(path: String, contentType: String) async throws {
@@ -87,7 +89,8 @@ struct ConsoleResponderTests {
         #expect(!page.contains("<style"))
         #expect(!page.contains(" style="))
         #expect(page.range(of: #" on[a-z]+="#, options: .regularExpression) == nil, "an inline event handler")
-        let script = try await Self.get("/console/console.js").text + Self.get("/console/helpers.js").text
+        var script = ""
+        for name in ConsoleAssets.files.keys where name.hasSuffix(".js") { script += try await Self.get("/console/" + name).text }
         #expect(!script.contains("style: '"), "a style attribute set from the script")
         #expect(!script.contains("innerHTML"))
     }
@@ -137,7 +140,7 @@ struct ConsoleResponderTests {
         }
         for path in [
             "/api/v1/devices", "/api/v1/console/validate", "/api/v1/console/send", "/api/v1/events", "/interactions", "/screen",
-            "/api/v1/notifications/",
+            "/api/v1/notifications/", "/api/v1/faults",
         ] {
             #expect(text.contains(path), "the page does not call \(path)")
         }

@@ -84,7 +84,7 @@ struct ConsoleBrowserTests {
                 [
                     Self.script, "--url", "http://127.0.0.1:\(server.linkPort)/", "--device", deviceID, "--app", Self.app,
                     "--category", Self.category, "--action", Self.action, "--text-action", Self.textAction, "--text", Self.replyText,
-                    "--expand", Self.expandedTitle, "--image", "--silent", "--out", Self.screenshots.path,
+                    "--expand", Self.expandedTitle, "--image", "--silent", "--faults", "--out", Self.screenshots.path,
                 ],
                 deadline: .seconds(300)
             )
@@ -100,17 +100,20 @@ struct ConsoleBrowserTests {
             #expect(
                 summary["steps"] as? [String] == [
                     "console", "invalid-payload", "sent", "on-device", "expanded", "action-in-trace", "text-input", "text-input-in-trace",
-                    "thumbnail", "silent-push", "category-hint", "filter",
+                    "thumbnail", "silent-push", "category-hint", "filter", "fault-bad-rule", "fault-added", "fault-applied", "fault-preset",
+                    "faults-cleared",
                 ],
                 "\(context)"
             )
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
+            // Chromium logs the bad rule's 400, the one failed request the script provokes.
+            #expect((summary["expectedBrowserErrors"] as? [String])?.count == 1, "\(context)")
             // Nothing the console does is refused by its CSP; the probe shows the check can see a refusal.
             #expect(summary["cspViolations"] as? [String] == [], "\(context)")
             #expect((summary["cspProbe"] as? [String])?.first?.hasPrefix("style-src") == true, "\(context)")
             #expect(summary["cspProbeLogged"] as? Bool == true, "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
-            #expect(screenshots.count == 12, "\(context)")
+            #expect(screenshots.count == 18, "\(context)")
             // The silent push showed nothing on the phone; the filter left the first push; the zone is named.
             #expect(summary["silentOnPhone"] as? Bool == false, "\(context)")
             #expect((summary["filtered"] as? [String])?.first?.contains("Lunch at noon?") == true, "\(context)")
@@ -118,6 +121,7 @@ struct ConsoleBrowserTests {
             #expect((summary["timeZone"] as? String)?.contains("UTC") == true, "\(context)")
             // The thumbnail is the 40 × 40 image the script served, downloaded by the device's service extension.
             #expect(summary["thumbnailWidth"] as? Int == 40, "\(context)")
+            try Self.checkFaultsPanel(summary, context: context)
             for path in screenshots {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
                 #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 10_000, "\(path) is not a PNG of the page")
@@ -136,6 +140,39 @@ struct ConsoleBrowserTests {
             let photo = try await server.waitForNotification(apnsIDs[2], "the photo displayed") { $0.kinds.contains("displayed") }
             #expect(photo.kinds.contains("modified"), "\(photo)")
         }
+    }
+
+    /// What the Faults panel showed (console_browser.py --faults): the server's message for a refused rule, a rule listed
+    /// before and after the push it answered, a scenario with the picked device's token, and the list cleared.
+    static func checkFaultsPanel(_ summary: [String: Any], context: String) throws {
+        #expect((summary["faultExample"] as? String)?.hasPrefix(#"{"match": {"topic": "com.example.app"}, "status": 503"#) == true, "\(context)")
+        #expect(
+            (summary["faultError"] as? String)?.contains("'reason' Unregistered is Apple's answer with status 410, not 503") == true,
+            "\(context)"
+        )
+        #expect(summary["faultErrorState"] as? String == "false", "\(context)")
+        #expect((summary["faultAdded"] as? String)?.hasPrefix("Added console-outage: ") == true, "\(context)")
+        let listed = try #require(summary["faultListed"] as? [String: String], "\(context)")
+        #expect(listed["summary"] == "topic \(app) → 503 ServiceUnavailable, 1 left", "\(context)")
+        #expect(listed["applied"] == "applied 0" && listed["remaining"] == "remaining 1" && listed["count"] == "1", "\(context)")
+        // The push from the form got the rule's answer, and the panel counted it.
+        #expect(summary["faultPush"] as? [String] == ["503", "ServiceUnavailable"], "\(context)")
+        let applied = try #require(summary["faultApplied"] as? [String: String], "\(context)")
+        #expect(applied["summary"] == "topic \(app) → 503 ServiceUnavailable, spent", "\(context)")
+        #expect(applied["applied"] == "applied 1" && applied["remaining"] == "remaining 0", "\(context)")
+        #expect(summary["faultRemoved"] as? String == "Removed console-outage.", "\(context)")
+        // The scenario took the app's token from the Send panel: the rule names it, and the next push got 410.
+        let token = try #require(summary["faultPresetToken"] as? String, "\(context)")
+        #expect(token.count >= 16 && token.allSatisfy(\.isHexDigit), "\(context)")
+        #expect(
+            summary["faultPresetJSON"] as? String == #"{"scenario": "app-uninstalled", "token": "\#(token)"}"#,
+            "\(context)"
+        )
+        #expect(summary["faultPresetPush"] as? [String] == ["410", "Unregistered"], "\(context)")
+        let short = "\(token.prefix(8))…\(token.suffix(6))"
+        #expect((summary["faultPresetSummary"] as? String)?.hasPrefix("token \(short) → 410 Unregistered") == true, "\(context)")
+        #expect(summary["faultCleared"] as? String == "Removed 1 rule.", "\(context)")
+        #expect(summary["faultClearedPush"] as? [String] == ["200", "—"], "\(context)")
     }
 
     /// The device id `herald device --enrol --json` printed (`{"event":"enrolled","device":…}`), once its app has a
