@@ -281,12 +281,13 @@ class Console:
         second_title = "Where are you?"
         second = json.dumps({"aps": {"alert": {"title": second_title, "body": "Type a reply."}, "category": arguments.category, "thread-id": "console"}})
         reply_id = self.send(second)
-        note = self.wait_for_notification(reply_id, second_title)
-        self.by_id(f"action-{arguments.text_action}", note).click()
+        self.wait_for_notification(reply_id, second_title)
+        # The screen is drawn again on every update the device sends: find the button afresh until a click lands.
+        self.wait("a click on the text input action", lambda: self.by_id(f"action-{arguments.text_action}", self.notification(reply_id)).click() or True)
         field = self.wait("the text input field", lambda: self.by_id(f"text-input-{arguments.text_action}", self.notification(reply_id)))
         field.send_keys(arguments.text)
         self.step("text-input")
-        self.by_id(f"text-input-send-{arguments.text_action}", self.notification(reply_id)).click()
+        self.wait("a click on Send", lambda: self.by_id(f"text-input-send-{arguments.text_action}", self.notification(reply_id)).click() or True)
 
         def replied():
             return [text for kind, text in self.trace_events(reply_id) if kind == "trace-event-action" and arguments.text in text]
