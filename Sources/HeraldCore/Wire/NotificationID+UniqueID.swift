@@ -34,24 +34,27 @@ extension NotificationID {
 
     /// The 128 bits of a canonical UUID's text, high and low halves; `nil` when it is not one.
     private static func bits(of text: String) -> (UInt64, UInt64)? {
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        var digits = 0
-        for byte in text.utf8 where byte != UInt8(ascii: "-") {
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
-            default: return nil
+        var text = text
+        return text.withUTF8 { bytes -> (UInt64, UInt64)? in
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            var digits = 0
+            for byte in bytes where byte != UInt8(ascii: "-") {
+                let value: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte &- UInt8(ascii: "a") &+ 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte &- UInt8(ascii: "A") &+ 10
+                default: return nil
+                }
+                if digits < 16 {
+                    high = high << 4 | UInt64(value)
+                } else {
+                    low = low << 4 | UInt64(value)
+                }
+                digits += 1
             }
-            if digits < 16 {
-                high = high << 4 | UInt64(value)
-            } else {
-                low = low << 4 | UInt64(value)
-            }
-            digits += 1
+            return digits == 32 ? (high, low) : nil
         }
-        return digits == 32 ? (high, low) : nil
     }
 }
