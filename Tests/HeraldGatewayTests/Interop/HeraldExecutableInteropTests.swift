@@ -167,6 +167,23 @@ struct HeraldExecutableInteropTests {
         return Int(banner[start.upperBound...].prefix { $0.isNumber })
     }
 
+    /// `herald device --app APP` in `directory` (it creates its device in `./herald-data`, as a newcomer runs it),
+    /// once it has printed the app's token.
+    static func startDevice(_ herald: String, webPort: Int, app: String, in directory: URL) async throws -> ExternalProcess {
+        let device = try ExternalProcess(
+            herald,
+            ["device", "--server", "ws://127.0.0.1:\(webPort)/device-link", "--app", app],
+            currentDirectory: directory
+        )
+        do {
+            _ = try await device.waitForOutput(deadline: .seconds(30)) { $0.hasPrefix("token \(app) sandbox ") }
+        } catch {
+            device.signal(SIGKILL)
+            throw error
+        }
+        return device
+    }
+
     static func jsonObject(_ line: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
     }

@@ -32,13 +32,8 @@ struct QuickStartTests {
             let tlsPort = try #require(HeraldExecutableInteropTests.port(after: "https://127.0.0.1:", in: banner))
             let webPort = try #require(HeraldExecutableInteropTests.port(after: "ws://127.0.0.1:", in: banner))
 
-            let phone = try ExternalProcess(
-                herald,
-                ["device", "--server", "ws://127.0.0.1:\(webPort)/device-link", "--app", "com.example.app"],
-                currentDirectory: directory
-            )
+            let phone = try await HeraldExecutableInteropTests.startDevice(herald, webPort: webPort, app: "com.example.app", in: directory)
             device = phone
-            _ = try await phone.waitForOutput(deadline: .seconds(30)) { $0.hasPrefix("token com.example.app sandbox ") }
 
             let sent = try await ExternalProcess.run(
                 herald,

@@ -37,13 +37,7 @@ struct TestingFromAnyLanguageInteropTests {
         let banner = try await serve.waitForOutput(deadline: .seconds(30)) { $0 == "herald: ready" }
         let h2cPort = try #require(HeraldExecutableInteropTests.port(after: "cleartext:  http://127.0.0.1:", in: banner), "\(banner)")
         let webPort = try #require(HeraldExecutableInteropTests.port(after: "ws://127.0.0.1:", in: banner), "\(banner)")
-        let phone = try ExternalProcess(
-            herald,
-            ["device", "--server", "ws://127.0.0.1:\(webPort)/device-link", "--app", "com.example.app"],
-            currentDirectory: directory
-        )
-        device = phone
-        _ = try await phone.waitForOutput(deadline: .seconds(30)) { $0.hasPrefix("token com.example.app sandbox ") }
+        device = try await HeraldExecutableInteropTests.startDevice(herald, webPort: webPort, app: "com.example.app", in: directory)
         let heraldDirectory = URL(fileURLWithPath: herald).deletingLastPathComponent().path
         let path = heraldDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
 
