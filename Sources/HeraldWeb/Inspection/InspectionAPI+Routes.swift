@@ -85,6 +85,10 @@ extension InspectionAPI {
         let filter = try NotificationFilter(request)
         let count = try Self.integer(request, "count", default: 1, in: 1...Self.maximumLimit)
         let timeout = try Self.integer(request, "timeoutMs", default: Self.defaultWaitMilliseconds, in: 0...Self.maximumWaitMilliseconds)
+        guard waits.enter() else {
+            throw WebError(status: 503, message: "\(waits.limit) waits are in progress; wait for one to end")
+        }
+        defer { waits.leave() }
         let deadline = ContinuousClock.now + .milliseconds(timeout)
         let events = screens?.events
         while true {

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldDelivery
 import HeraldStore
+import Synchronization
 
 /// The JSON inspection API on the web port (docs/inspection-api.json): devices and their tokens,
 /// notifications and their delivery traces. Read-only.
@@ -18,20 +19,26 @@ public struct InspectionAPI: Sendable {
     let engine: DeliveryEngine
     let screens: ConsoleHub?
     let extraTrace: (@Sendable (NotificationID) -> [TraceEvent])?
+    /// The waits in progress (`GET /api/v1/notifications/wait`): each asks the store again on every event, so they are
+    /// bounded; one more is answered `503`.
+    let waits: WaitCounter
 
     /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session) and
     /// their `screenAt` from `screens` (the console's hub; `null` for every device without one); `extraTrace` gives
-    /// events kept outside the store (the fault rules' `fault` events), merged into traces by time.
+    /// events kept outside the store (the fault rules' `fault` events), merged into traces by time; at most
+    /// `maximumWaits` waits run at once.
     public init(
         store: any NotificationStore,
         engine: DeliveryEngine,
         screens: ConsoleHub? = nil,
-        extraTrace: (@Sendable (NotificationID) -> [TraceEvent])? = nil
+        extraTrace: (@Sendable (NotificationID) -> [TraceEvent])? = nil,
+        maximumWaits: Int = 64
     ) {
         self.store = store
         self.engine = engine
         self.screens = screens
         self.extraTrace = extraTrace
+        self.waits = WaitCounter(limit: maximumWaits)
     }
 
     /// The notification's trace: the store's events and the extra ones, by time (the extra first at the same time).
@@ -89,4 +96,28 @@ extension InspectionAPI {
             try await api.trace(apnsID: request.parameter("apnsID"))
         },
     ]
+}
+
+/// How many of something run at once, up to a limit.
+final class WaitCounter: Sendable {
+    let limit: Int
+    private let count = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Takes a place; false (and nothing taken) when all `limit` are taken.
+    func enter() -> Bool {
+        let now = count.add(1, ordering: .acquiringAndReleasing).newValue
+        guard now <= limit else {
+            count.subtract(1, ordering: .acquiringAndReleasing)
+            return false
+        }
+        return true
+    }
+
+    /// How many places are taken.
+    var current: Int { count.load(ordering: .acquiring) }
+
+    /// Gives back a place taken by ``enter()``.
+    func leave() { count.subtract(1, ordering: .acquiringAndReleasing) }
 }

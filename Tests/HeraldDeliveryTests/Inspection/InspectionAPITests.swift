@@ -78,6 +78,28 @@ struct InspectionAPITests {
         }
     }
 
+    @Test("waits are bounded: one more than the limit at once is 503, and a place is free again once a wait ends")
+    func waitsAreBounded() async throws {
+        try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
+            var routes = WebRoutes()
+            let api = InspectionAPI(store: fixture.store, engine: fixture.engine, maximumWaits: 1)
+            api.addRoutes(to: &routes)
+            let router = WebRouter(routes: routes, configuration: WebConfiguration(), metrics: .init(), logger: .init(label: "test.wait"))
+            let waiting = Task { await router.respond(to: WebRequest(method: "GET", target: "/api/v1/notifications/wait?timeoutMs=20000")) }
+            // The first wait holds the one place while the store is empty; then another is refused.
+            let end = ContinuousClock.now + .seconds(15)
+            while api.waits.current == 0, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(10)) }
+            let busy = await router.respond(to: WebRequest(method: "GET", target: "/api/v1/notifications/wait?timeoutMs=0"))
+            #expect(busy.status == 503)
+            #expect(String(decoding: busy.body, as: UTF8.self) == #"{"error":"1 waits are in progress; wait for one to end"}"#)
+            let token = try await fixture.store.registerToken(bundleID: Self.app, environment: .sandbox, deviceID: nil)
+            try await fixture.store.accept(makeNotification(token: token, acceptedAt: fixture.clock.nowMilliseconds()))
+            let waited = await waiting.value
+            #expect(waited.status == 200, "\(String(decoding: waited.body, as: UTF8.self))")
+            #expect(await router.respond(to: WebRequest(method: "GET", target: "/api/v1/notifications/wait?timeoutMs=0")).status == 200)
+        }
+    }
+
     @Test("the schema check finds a missing or unknown member, a wrong type, a bad enum value or pattern, a oneOf mismatch")
     func schemaCheckIsNotVacuous() throws {
         let document = try OpenAPIDocument.load()
