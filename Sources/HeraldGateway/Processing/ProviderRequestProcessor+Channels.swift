@@ -32,19 +32,7 @@ extension ProviderRequestProcessor {
         guard !head.hasDuplicates else { return fail(.duplicateHeaders) }
         if let given = head.requestID, NotificationID(given) == nil { return fail(.badRequestParams) }
         // 3. authentication, as for a push to the app
-        if let rejection = connection.certificateRejection { return fail(rejection) }
-        if let topic = head.topic, topic != bundleID, PushType.liveactivity.bundleID(fromTopic: topic) != bundleID {
-            return fail(.topicMismatch)
-        }
-        var authenticated = head
-        authenticated.topic = bundleID
-        authenticated.pushType = nil
-        let nowSeconds = services.clock.nowMilliseconds() / 1000
-        let authorization = authenticate(head: authenticated, connection: &connection, nowSeconds: nowSeconds)
-        if let reason = authorization.rejection { return fail(reason) }
-        if let teamID = authorization.teamID, let owner = try? services.store.appTeam(bundleID: bundleID), owner != teamID {
-            return fail(.topicDisallowed)
-        }
+        if let reason = appAuthentication(head: head, bundleID: bundleID, connection: &connection) { return fail(reason) }
         // 4. the request itself
         let store = services.store
         let environment = self.environment
@@ -110,6 +98,27 @@ extension ProviderRequestProcessor {
                 return response
             }
         }
+    }
+
+    /// Authenticates a channel or broadcast request as a push to the app (`bundleID`); the refusal, if any.
+    ///
+    /// A certificate that failed, an `apns-topic` naming another app (`TopicMismatch`), the provider token's checks,
+    /// and a token of another team than the app's (`TopicDisallowed`).
+    func appAuthentication(head: ProviderRequestHead, bundleID: String, connection: inout ProviderConnectionState) -> APNSReason? {
+        if let rejection = connection.certificateRejection { return rejection }
+        if let topic = head.topic, topic != bundleID, PushType.liveactivity.bundleID(fromTopic: topic) != bundleID {
+            return .topicMismatch
+        }
+        var authenticated = head
+        authenticated.topic = bundleID
+        authenticated.pushType = nil
+        let nowSeconds = services.clock.nowMilliseconds() / 1000
+        let authorization = authenticate(head: authenticated, connection: &connection, nowSeconds: nowSeconds)
+        if let reason = authorization.rejection { return reason }
+        if let teamID = authorization.teamID, let owner = try? services.store.appTeam(bundleID: bundleID), owner != teamID {
+            return .topicDisallowed
+        }
+        return nil
     }
 
     /// `{"message-storage-policy": 0 or 1, "push-type": "LiveActivity"}`; the push type in any of the spellings

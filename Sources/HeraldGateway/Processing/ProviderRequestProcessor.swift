@@ -134,6 +134,15 @@ final class ProviderRequestProcessor: Sendable {
         switch target {
         case .channels(let bundleID), .allChannels(let bundleID):
             return channelDecision(head: head, target: target, bundleID: bundleID, body: body, bodyTooLarge: bodyTooLarge, connection: &connection)
+        case .broadcast(let bundleID):
+            return broadcastDecision(
+                head: head,
+                bundleID: bundleID,
+                body: body,
+                bodyTooLarge: bodyTooLarge,
+                connection: &connection,
+                uniqueID: uniqueID
+            )
         default:
             break
         }
