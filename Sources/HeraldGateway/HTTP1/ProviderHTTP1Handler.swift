@@ -62,11 +62,10 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
         switch decision {
         case .respond(let response):
             write(response, context: context)
-        case .commit(let notification, let response, let startedAt):
-            answerLater(context: context, start: { done in processor.commit(notification, startedAt: startedAt, completion: done) }) {
-                handler,
-                context,
-                result in
+        case .commit(let notification, let response, let startedAt, let device):
+            answerLater(context: context) { done in
+                processor.commit(notification, startedAt: startedAt, device: device, completion: done)
+            } finish: { handler, context, result in
                 switch result {
                 case .success: handler.write(response, context: context)
                 case .failure(let error):
@@ -92,7 +91,9 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
             }
         case .delayed(let delay, let later):
             let eventLoop = context.eventLoop
-            answerLater(context: context, start: { done in eventLoop.scheduleTask(in: delay) { done(()) } }) { handler, context, _ in
+            answerLater(context: context) { done in
+                eventLoop.scheduleTask(in: delay) { done(()) }
+            } finish: { handler, context, _ in
                 handler.carryOut(later, context: context)
             }
         }
