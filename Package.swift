@@ -285,8 +285,8 @@ let package = Package(
         .testTarget(
             name: "HeraldTestingTests",
             dependencies: [
-                "HeraldTesting", "HeraldDeviceHost", "HeraldProviderClient", "HeraldSimulator", "HeraldStore", "HeraldCore",
-                "HeraldUserNotifications", "HeraldTestSupport",
+                "HeraldTesting", "HeraldDeviceHost", "HeraldDeviceLink", "HeraldProviderClient", "HeraldSimulator", "HeraldStore",
+                "HeraldCore", "HeraldUserNotifications", "HeraldTestSupport",
                 "HeraldServer", "HeraldGateway", "HeraldWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

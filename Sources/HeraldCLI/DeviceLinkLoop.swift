@@ -55,6 +55,9 @@ extension DeviceOutput {
             let what = "console: \(interaction.kind) \(target) in \(interaction.bundleID)"
             status(error.map { "\(what) refused: \($0)" } ?? what)
         case .linkClosed: status("link closed; reconnecting")
+        case .unreachable(let error as DeviceLinkError, let wait) where error.code == .deviceOffline:
+            // A fault rule keeps the device offline (docs/faults.md): the server is there and says when to come back.
+            status("server error \(error.code): \(error.message); trying again in \(wait)")
         case .unreachable:
             // The device keeps retrying (with backoff); saying so at every attempt would bury the hint.
             guard notice.isFirstSinceConnected() else { return }

@@ -81,6 +81,16 @@ public final class LinkedDevice: Sendable {
                 onEvent(.linkClosed)
             } catch let error as DeviceLinkError where error.code == .unauthorized || error.code == .enrolmentDisabled {
                 throw error
+            } catch let error as DeviceLinkError where error.code == .deviceOffline {
+                // A fault rule keeps the device offline (docs/faults.md): come back when the server said, or after the
+                // longest backoff if that is sooner (the server's clock may jump, as a test's does; it refuses again
+                // while the window lasts).
+                let said = Duration.milliseconds(max(error.retryAfterMilliseconds ?? 0, 1)) + .milliseconds(50)
+                let wait = min(said, configuration.maximumBackoff)
+                onEvent(.unreachable(error, retryingIn: wait))
+                try await Task.sleep(for: wait)
+                backoff = configuration.initialBackoff
+                continue
             } catch {
                 try Task.checkCancellation()
                 onEvent(.unreachable(error, retryingIn: backoff))

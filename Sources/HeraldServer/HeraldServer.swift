@@ -85,7 +85,7 @@ public struct HeraldServer: Sendable {
         let services = ProviderServices(
             store: store,
             clock: configuration.clock,
-            onAccepted: { engine.accepted($0, sequence: $1) },
+            onAccepted: { engine.accepted($0, sequence: $1, deviceFault: $2) },
             faults: faults
         )
         let gateway = Gateway(configuration: gatewayConfiguration, services: services, metrics: GatewayMetrics(registry: metrics), logger: logger)

@@ -48,6 +48,7 @@ struct DeviceLinkServerMessageTests {
             .notification(Self.notification(payload: "{}")),
             .error(DeviceLinkError(code: .unknownNotification, message: "never sent", apnsID: Self.apnsID.text)),
             .error(DeviceLinkError(code: .malformedFrame, message: "bad \"json\"", id: "r7")),
+            .error(DeviceLinkError(code: .deviceOffline, message: "offline", retryAfterMilliseconds: 1500)),
         ]
         for message in messages {
             #expect(try DeviceLinkServerMessage(frame: message.frame()) == message)
@@ -80,6 +81,23 @@ struct DeviceLinkServerMessageTests {
         #expect(object["attempt"] as? Int == 2)
         #expect(object["acceptedAt"] as? Int64 == 1_700_000_000_123)
         #expect(object["expiration"] is NSNull)
+    }
+
+    @Test("extensionTimeout is written only when true, and a frame without it reads as false")
+    func extensionTimeoutMember() throws {
+        var notification = Self.notification(payload: #"{"aps":{}}"#)
+        notification.extensionTimeout = true
+        let frame = DeviceLinkServerMessage.notification(notification).frame()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(frame)) as? [String: Any])
+        #expect(object["extensionTimeout"] as? Bool == true)
+        #expect(try DeviceLinkServerMessage(frame: frame) == .notification(notification))
+        let plain = DeviceLinkServerMessage.notification(Self.notification(payload: #"{"aps":{}}"#)).frame()
+        #expect(!String(decoding: plain, as: UTF8.self).contains("extensionTimeout"))
+        guard case .notification(let decoded) = try DeviceLinkServerMessage(frame: plain) else {
+            Issue.record("not a notification")
+            return
+        }
+        #expect(!decoded.extensionTimeout)
     }
 
     @Test("an error frame always has id and apnsID, null when absent")

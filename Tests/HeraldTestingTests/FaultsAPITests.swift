@@ -73,7 +73,7 @@ struct FaultsAPITests {
                 ("not json", "a rule must be a JSON object: the text is not JSON"),
                 (
                     #"{"colour": 1}"#,
-                    "unknown field 'colour'; a rule has close, count, delay, delayMs, from, goaway, id, match, probability, reason, reset, seed, stallMs, status, timestamp, until"
+                    "unknown field 'colour'; a rule has ackDelayMs, close, count, delay, delayMs, deviceOffline, extensionTimeout, forMs, from, goaway, id, match, probability, reason, reset, seed, stallMs, status, timestamp, until"
                 ),
             ] {
                 let answer = try await ConsoleHTTP.post(server, "faults", text: text)

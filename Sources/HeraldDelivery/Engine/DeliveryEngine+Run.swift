@@ -41,10 +41,16 @@ extension DeliveryEngine {
             let now = clock.nowMilliseconds()
             let actions: [DeliveryStateMachine.Action]
             switch event {
-            case .accepted(let notification, let sequence):
+            case .accepted(let notification, let sequence, let deviceFault):
                 onTraceRecorded?(notification.id, .accepted)
-                actions = machine.accepted(notification, sequence: sequence, now: now)
+                actions = machine.accepted(notification, sequence: sequence, deviceFault: deviceFault, now: now)
+                publishSessions(of: actions, machine)
             case .sessionOpened(let session, let tokens):
+                // A device that said hello just before a fault rule took it offline (the device link refuses later ones).
+                if let window = offlineWindows.withLock({ $0.window(for: tokens, now: now) }) {
+                    disconnect(session, window, now: now)
+                    continue
+                }
                 actions = machine.sessionOpened(session, tokens: tokens, now: now)
                 publishSessions(of: session.deviceID, machine)
             case .tokenRegistered(let token, let session):
@@ -65,6 +71,8 @@ extension DeliveryEngine {
                 actions = machine.tick(now: now)
             case .discardAll(let reason, let counted):
                 actions = machine.discardAll(reason: reason, now: now)
+                // The fault rules' offline windows end with what they held back.
+                offlineWindows.withLock { $0 = OfflineWindows() }
                 counted(actions.count)
             case .barrier(let id, let waitForJournal):
                 if !waitForJournal || journal.addBarrier(id) { resumeIdleWaiters([id]) }
@@ -91,10 +99,32 @@ extension DeliveryEngine {
                 changes.append(change)
             case .delivered(let latencyMilliseconds):
                 metrics.deliveryLatency.record(.milliseconds(max(0, latencyMilliseconds)))
+            case .disconnect(let session, let window):
+                disconnect(session, window, now: clock.nowMilliseconds())
             }
         }
         guard !changes.isEmpty else { return }
         metrics.journalBacklog.set(to: Double(journal.append(changes)))
+    }
+
+    /// Closes a session a fault rule took offline, with an `error` frame saying until when.
+    private func disconnect(_ session: any DeviceSession, _ window: OfflineWindow, now: Int64) {
+        logger.debug(
+            "fault rule took a device offline",
+            metadata: ["delivery.device": "\(session.deviceID)", "delivery.session": "\(session.id)", "delivery.fault": "\(window.ruleID)"]
+        )
+        session.disconnect(
+            code: OfflineWindow.errorCode,
+            message: window.message(now: now),
+            retryAfterMilliseconds: window.retryAfterMilliseconds(now: now)
+        )
+    }
+
+    /// Publishes the session counts of the devices a fault rule took offline among these actions.
+    private func publishSessions(of actions: [DeliveryStateMachine.Action], _ machine: DeliveryStateMachine) {
+        for action in actions {
+            if case .disconnect(let session, _) = action { publishSessions(of: session.deviceID, machine) }
+        }
     }
 
     private func publishSessions(of deviceID: String, _ machine: DeliveryStateMachine) {

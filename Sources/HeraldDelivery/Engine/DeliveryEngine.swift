@@ -41,7 +41,7 @@ public final class DeliveryEngine: Service, Sendable {
     }
 
     enum Event: Sendable {
-        case accepted(AcceptedNotification, sequence: Int64?)
+        case accepted(AcceptedNotification, sequence: Int64?, deviceFault: DeviceFault?)
         case sessionOpened(any DeviceSession, tokens: [DeviceToken])
         case tokenRegistered(DeviceToken, session: DeviceSessionID)
         case tokenUnregistered(DeviceToken, atMilliseconds: Int64)
@@ -68,6 +68,9 @@ public final class DeliveryEngine: Service, Sendable {
     let snapshot = Mutex(Snapshot())
     let idleWaiters = Mutex(IdleWaiters())
     let hasRun = Atomic<Bool>(false)
+    /// The tokens fault rules keep offline: written when such a notification is accepted, read by the device link
+    /// when a device says hello (``offlineWindow(for:)``).
+    let offlineWindows = Mutex(OfflineWindows())
     let onTraceRecorded: (@Sendable (NotificationID, TraceEventKind) -> Void)?
 
     /// Creates an engine; nothing is read or sent until ``restore()`` and ``run()``.
@@ -103,9 +106,23 @@ public final class DeliveryEngine: Service, Sendable {
     ///
     /// `sequence` is its store sequence (``StoredNotification/sequence``): the engine's changes name the
     /// notification by it, so that those of an older notification whose `apns-id` a provider reused never land on
-    /// the newer one. `nil` (unknown) names it by `apns-id` only.
-    public func accepted(_ notification: AcceptedNotification, sequence: Int64? = nil) {
-        eventInput.yield(.accepted(notification, sequence: sequence))
+    /// the newer one. `nil` (unknown) names it by `apns-id` only. `deviceFault` is what a fault rule does to its
+    /// delivery (docs/faults.md, "Device-side effects"): with `deviceOffline`, the token is held offline from now on,
+    /// before this returns, so that a device saying hello afterwards is refused.
+    public func accepted(_ notification: AcceptedNotification, sequence: Int64? = nil, deviceFault: DeviceFault? = nil) {
+        if let offline = deviceFault?.offlineMilliseconds {
+            let now = clock.nowMilliseconds()
+            let window = OfflineWindow(ruleID: deviceFault?.ruleID ?? "", untilMilliseconds: now + offline)
+            offlineWindows.withLock { $0.hold(notification.token, window, now: now) }
+        }
+        eventInput.yield(.accepted(notification, sequence: sequence, deviceFault: deviceFault))
+    }
+
+    /// The fault rule's window that keeps a device holding these tokens offline now, if any: the device link refuses
+    /// the device's hello until it ends (docs/faults.md).
+    public func offlineWindow(for tokens: [DeviceToken]) -> OfflineWindow? {
+        let now = clock.nowMilliseconds()
+        return offlineWindows.withLock { $0.window(for: tokens, now: now) }
     }
 
     /// A device connected and authenticated; `tokens` are its active tokens.
@@ -140,7 +157,8 @@ public final class DeliveryEngine: Service, Sendable {
 
     /// Discards every notification the engine holds (waiting, held, sent and not acknowledged), recording
     /// `discarded` with `reason`, and returns how many once those changes are written: afterwards every notification
-    /// the engine had heard of before the call is in a final state. For `POST /api/v1/reset`.
+    /// the engine had heard of before the call is in a final state. Devices a fault rule keeps offline may connect
+    /// again. For `POST /api/v1/reset`.
     public func discardAll(reason: String) async -> Int {
         let count = Mutex(0)
         eventInput.yield(.discardAll(reason: reason, counted: { value in count.withLock { $0 = value } }))

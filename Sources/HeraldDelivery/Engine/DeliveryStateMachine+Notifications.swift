@@ -4,8 +4,10 @@ import HeraldStore
 extension DeliveryStateMachine {
     /// A notification was committed by the gateway: send it, hold it for a burst, store it, or expire it.
     ///
-    /// `sequence` is its store sequence; every change for it names it so.
-    mutating func accepted(_ notification: AcceptedNotification, sequence: Int64? = nil, now: Int64) -> [Action] {
+    /// `sequence` is its store sequence; every change for it names it so. `deviceFault` is a fault rule's device-side
+    /// effect (docs/faults.md): `deviceOffline` closes the sessions of the device holding the token first, so the
+    /// notification is stored; `ackDelayMs` and `extensionTimeout` go with it to every send.
+    mutating func accepted(_ notification: AcceptedNotification, sequence: Int64? = nil, deviceFault: DeviceFault? = nil, now: Int64) -> [Action] {
         var actions: [Action] = []
         let id = notification.id
         // Accepted while the gateway's registry cache had not yet seen the token's unregistration (rule 14).
@@ -23,6 +25,10 @@ extension DeliveryStateMachine {
         }
         // Not on the device's wire: nothing will acknowledge the older one, forget it.
         remove(id.key)
+        if let offline = deviceFault?.offlineMilliseconds {
+            let window = OfflineWindow(ruleID: deviceFault?.ruleID ?? "", untilMilliseconds: now + offline)
+            disconnectDevice(holding: notification.token, window, now: now, into: &actions)
+        }
         let owner = owners[notification.token]
         let deadline = expiryDeadline(of: notification)
         // Why: `0` means "no storage and a single attempt" (spec §A.2, §A.10).
@@ -41,7 +47,7 @@ extension DeliveryStateMachine {
                 finish(key, .replaced, state: .replaced, now: now, detail: detail, into: &actions)
             }
         }
-        let key = insert(notification, sequence: sequence, deadline: deadline)
+        let key = insert(notification, sequence: sequence, deadline: deadline, fault: deviceFault)
         if let owner {
             let window = policy.lowPriorityBurstWindow.wholeMilliseconds
             if notification.priority >= .immediate || deadline == nil || window <= 0 {
@@ -55,8 +61,16 @@ extension DeliveryStateMachine {
             return actions
         }
         trackDeadline(key)
+        let fault = deviceFault?.offlineMilliseconds == nil ? nil : deviceFault?.ruleID
         actions.append(
-            Self.change(id, sequence, .stored, nil, now, ["reason": .string("device-offline"), "expiresAt": deadline.map { .int($0) }])
+            Self.change(
+                id,
+                sequence,
+                .stored,
+                nil,
+                now,
+                ["reason": .string("device-offline"), "expiresAt": deadline.map { .int($0) }, "fault": fault.map { .string($0) }]
+            )
         )
         limitOfflineStorage(notification.token, newest: id, now: now, into: &actions)
         return actions
@@ -87,13 +101,16 @@ extension DeliveryStateMachine {
         let key = id.key
         var actions: [Action] = []
         if let entry = entries[key], entry.sentOn.contains(sessionID) {
-            let detail = TraceDetail.object([
-                "attempt": .int(Int64(entry.attempts)), "session": .string(sessionID.description), "device": .string(session.deviceID),
-            ])
-            finish(key, .acknowledged, state: .delivered, now: now, detail: detail, into: &actions)
-            actions.append(.delivered(latencyMilliseconds: now - entry.notification.acceptedAtMilliseconds))
-            // A newer notification with this `apns-id` waited for this ack (rule 13): it goes out now.
-            sendPromotedSuccessors(now: now, into: &actions)
+            if let delay = entry.fault?.acknowledgementDelayMilliseconds {
+                // A fault rule's `ackDelayMs`: the ack counts later (``tick(now:)``), if the session is still open then;
+                // meanwhile the notification stays `sent`. A repeated ack changes nothing.
+                if entry.heldAcknowledgement == nil {
+                    entries[key]?.heldAcknowledgement = HeldAcknowledgement(session: sessionID, receivedAt: now, countsAt: now + delay)
+                    heldAcknowledgements.insert(key)
+                }
+                return actions
+            }
+            completeAcknowledgement(key, session: session, now: now, into: &actions)
         } else if let sequence = sessions[sessionID]?.retired.removeValue(forKey: key) {
             let detail = TraceDetail.object(["session": .string(sessionID.description), "device": .string(session.deviceID), "late": .bool(true)])
             actions.append(
@@ -104,6 +121,46 @@ extension DeliveryStateMachine {
             actions.append(.refuse(session, id, code: "unknown-notification", message: message))
         }
         return actions
+    }
+
+    /// The notification is delivered: its `acknowledged` change, the latency, and the successor that waited for it.
+    private mutating func completeAcknowledgement(
+        _ key: String,
+        session: any DeviceSession,
+        held: HeldAcknowledgement? = nil,
+        now: Int64,
+        into actions: inout [Action]
+    ) {
+        guard let entry = entries[key] else { return }
+        let detail = TraceDetail.object([
+            "attempt": .int(Int64(entry.attempts)), "session": .string(session.id.description), "device": .string(session.deviceID),
+            "fault": held.map { _ in TraceDetail.Value.string(entry.fault?.ruleID ?? "") },
+            "receivedAt": held.map { TraceDetail.Value.int($0.receivedAt) }, "heldMs": held.map { TraceDetail.Value.int(now - $0.receivedAt) },
+        ])
+        finish(key, .acknowledged, state: .delivered, now: now, detail: detail, into: &actions)
+        actions.append(.delivered(latencyMilliseconds: now - entry.notification.acceptedAtMilliseconds))
+        // A newer notification with this `apns-id` waited for this ack (rule 13): it goes out now.
+        sendPromotedSuccessors(now: now, into: &actions)
+    }
+
+    /// Acknowledgements held by a fault rule's `ackDelayMs` whose time has come count now, oldest first.
+    private mutating func countHeldAcknowledgements(now: Int64, into actions: inout [Action]) {
+        guard !heldAcknowledgements.isEmpty else { return }
+        var due: [(countsAt: Int64, order: UInt64, key: String)] = []
+        for key in heldAcknowledgements {
+            guard let entry = entries[key], let held = entry.heldAcknowledgement else {
+                heldAcknowledgements.remove(key)
+                continue
+            }
+            if held.countsAt <= now { due.append((held.countsAt, entry.order, key)) }
+        }
+        for (_, _, key) in due.sorted(by: { ($0.countsAt, $0.order) < ($1.countsAt, $1.order) }) {
+            heldAcknowledgements.remove(key)
+            guard let held = entries[key]?.heldAcknowledgement, case .outstanding(held.session) = entries[key]?.status,
+                let session = sessions[held.session]?.session
+            else { continue }
+            completeAcknowledgement(key, session: session, held: held, now: now, into: &actions)
+        }
     }
 
     /// The device reported what became of a notification: traced as it came, the state does not change.
@@ -204,6 +261,7 @@ extension DeliveryStateMachine {
             expire(first.key, now: now, into: &actions)
         }
         flushDueBursts(now: now, into: &actions)
+        countHeldAcknowledgements(now: now, into: &actions)
         // Stale items (sent, delivered or replaced since) are skipped lazily; rebuild when they dominate.
         if deadlines.count > 2 * pendingCount + 1024 {
             deadlines = DeadlineQueue(

@@ -23,7 +23,7 @@ extension DeliveryStateMachine {
 
     /// A connection closed: what it had not acknowledged waits again (or goes to another open session of the
     /// device that holds the token); an unacknowledged `apns-expiration: 0` notification expires.
-    mutating func sessionClosed(_ id: DeviceSessionID, now: Int64) -> [Action] {
+    mutating func sessionClosed(_ id: DeviceSessionID, reason: String = "session-closed", now: Int64) -> [Action] {
         guard let closed = sessions.removeValue(forKey: id) else { return [] }
         let deviceID = closed.session.deviceID
         if var others = deviceSessions[deviceID] {
@@ -34,7 +34,7 @@ extension DeliveryStateMachine {
         var actions: [Action] = []
         var moved: [DeviceToken] = []
         for token in closed.tokens.sorted(by: { $0.hex < $1.hex }) {
-            returnToStorage(token, from: id, reason: "session-closed", now: now, into: &actions)
+            returnToStorage(token, from: id, reason: reason, now: now, into: &actions)
             guard owners[token] == id else { continue }
             owners[token] = nil
             // Why: a device may hold two sessions for a moment (a reconnect seen before the old close);
@@ -47,6 +47,20 @@ extension DeliveryStateMachine {
         }
         deliverPending(for: moved, now: now, into: &actions)
         return actions
+    }
+
+    /// A fault rule's `deviceOffline`: every open session of the device holding the token is told to close and counts
+    /// as closed from now on (what it had not acknowledged waits again, traced `stored` with reason
+    /// `fault-device-offline`); a later acknowledgement on it is ignored, as on a closed link.
+    mutating func disconnectDevice(holding token: DeviceToken, _ window: OfflineWindow, now: Int64, into actions: inout [Action]) {
+        let devices = Set(sessions.values.filter { $0.tokens.contains(token) }.map(\.session.deviceID))
+        for deviceID in devices.sorted() {
+            for id in deviceSessions[deviceID] ?? [] {
+                guard let session = sessions[id]?.session else { continue }
+                actions.append(.disconnect(session, window))
+                actions += sessionClosed(id, reason: "fault-device-offline", now: now)
+            }
+        }
     }
 
     /// Makes the session hold the tokens; it owns each unless a newer session already does.

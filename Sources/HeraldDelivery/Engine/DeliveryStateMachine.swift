@@ -21,6 +21,9 @@ struct DeliveryStateMachine {
         case record(DeliveryChange)
         /// A notification was acknowledged this long after it was accepted (the delivery-latency metric).
         case delivered(latencyMilliseconds: Int64)
+        /// A fault rule took the session's device offline: send it an `error` frame and close it (the machine already
+        /// counts it as closed).
+        case disconnect(any DeviceSession, OfflineWindow)
     }
 
     /// Where a notification in memory is.
@@ -57,13 +60,26 @@ struct DeliveryStateMachine {
         var status = Status.pending
         /// Open sessions it was sent on: an acknowledgement from any of them counts.
         var sentOn: [DeviceSessionID] = []
+        /// A fault rule's device-side effect on it (docs/faults.md); in memory only.
+        let fault: DeviceFault?
+        /// An acknowledgement a fault rule's `ackDelayMs` holds: the session it came on, when it came, and when it
+        /// counts.
+        var heldAcknowledgement: HeldAcknowledgement?
 
-        init(notification: AcceptedNotification, sequence: Int64?, order: UInt64, deadline: Int64?) {
+        init(notification: AcceptedNotification, sequence: Int64?, order: UInt64, deadline: Int64?, fault: DeviceFault? = nil) {
             self.box = Box(notification)
             self.sequence = sequence
             self.order = order
             self.deadline = deadline
+            self.fault = fault
         }
+    }
+
+    /// An acknowledgement that counts only later (a fault rule's `ackDelayMs`).
+    struct HeldAcknowledgement: Hashable {
+        let session: DeviceSessionID
+        let receivedAt: Int64
+        let countsAt: Int64
     }
 
     /// An open device-link session.
@@ -100,6 +116,8 @@ struct DeliveryStateMachine {
     var unregisteredTokens: Set<DeviceToken> = []
     /// Sessions with held notifications.
     var sessionsWithBursts: Set<DeviceSessionID> = []
+    /// Keys of notifications whose acknowledgement a fault rule holds (``Entry/heldAcknowledgement``).
+    var heldAcknowledgements: Set<String> = []
     /// Deadlines of pending and held notifications (stale items are skipped when they come up).
     var deadlines = DeadlineQueue()
     var nextOrder: UInt64 = 0
@@ -128,10 +146,10 @@ struct DeliveryStateMachine {
     // MARK: - Bookkeeping shared by the inputs
 
     /// Adds a notification as pending (its deadline is tracked only once it stays pending: ``trackDeadline(_:)``).
-    mutating func insert(_ notification: AcceptedNotification, sequence: Int64?, deadline: Int64?) -> String {
+    mutating func insert(_ notification: AcceptedNotification, sequence: Int64?, deadline: Int64?, fault: DeviceFault? = nil) -> String {
         let key = notification.id.key
         nextOrder += 1
-        entries[key] = Entry(notification: notification, sequence: sequence, order: nextOrder, deadline: deadline)
+        entries[key] = Entry(notification: notification, sequence: sequence, order: nextOrder, deadline: deadline, fault: fault)
         queues[notification.token, default: []].append(key)
         pendingCount += 1
         return key
@@ -141,6 +159,7 @@ struct DeliveryStateMachine {
     @discardableResult
     mutating func remove(_ key: String) -> Entry? {
         guard let entry = entries.removeValue(forKey: key) else { return nil }
+        if entry.heldAcknowledgement != nil { heldAcknowledgements.remove(key) }
         let token = entry.notification.token
         if let index = queues[token]?.firstIndex(of: key) {
             queues[token]?.remove(at: index)
@@ -164,6 +183,11 @@ struct DeliveryStateMachine {
         if case .outstanding = old { outstandingCount -= 1 } else { pendingCount -= 1 }
         if case .outstanding = status { outstandingCount += 1 } else { pendingCount += 1 }
         entries[key]?.status = status
+        if entries[key]?.heldAcknowledgement != nil {
+            // Sent again or back in storage: a held acknowledgement from the earlier send no longer counts.
+            entries[key]?.heldAcknowledgement = nil
+            heldAcknowledgements.remove(key)
+        }
         if case .outstanding = status { return }
         trackDeadline(key)
     }
@@ -233,7 +257,12 @@ struct DeliveryStateMachine {
         entry.sentOn = entry.sentOn.filter { sessions[$0] != nil && $0 != id } + [id]
         entries[key] = entry
         setStatus(key, .outstanding(id))
-        actions.append(.send(session, NotificationDelivery(notification: entry.notification, attempt: entry.attempts)))
+        let delivery = NotificationDelivery(
+            notification: entry.notification,
+            attempt: entry.attempts,
+            extensionTimeout: entry.fault?.extensionTimeout == true
+        )
+        actions.append(.send(session, delivery))
         let detail =
             burst
             ? TraceDetail.object([

@@ -32,6 +32,9 @@ public protocol DeviceSession: Sendable {
     func deliver(_ delivery: NotificationDelivery)
     /// Sends an `error` frame about a notification (e.g. an acknowledgement of one never sent on this link).
     func refuse(_ id: NotificationID, code: String, message: String)
+    /// Sends an `error` frame with this code, message and `retryAfterMs`, then closes the connection: a fault rule
+    /// took the device offline (docs/faults.md). The engine already counts the session as closed.
+    func disconnect(code: String, message: String, retryAfterMilliseconds: Int64)
 }
 
 /// One notification on its way to a device.
@@ -40,11 +43,14 @@ public struct NotificationDelivery: Sendable, Hashable {
     public var notification: AcceptedNotification
     /// 1 for the first send, then 2, 3… each time it is sent again after a lost connection.
     public var attempt: Int
+    /// A fault rule's `extensionTimeout`: the device's notification service extension runs out of its time budget.
+    public var extensionTimeout: Bool
 
     /// Creates a delivery.
-    public init(notification: AcceptedNotification, attempt: Int) {
+    public init(notification: AcceptedNotification, attempt: Int, extensionTimeout: Bool = false) {
         self.notification = notification
         self.attempt = attempt
+        self.extensionTimeout = extensionTimeout
     }
 }
 

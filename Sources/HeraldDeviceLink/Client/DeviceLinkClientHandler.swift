@@ -182,7 +182,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
 
     /// The errors that answer a `hello`.
     private static let helloFailures: Set<DeviceLinkErrorCode> = [
-        .unauthorized, .enrolmentDisabled, .alreadyAuthenticated, .malformedFrame, .internal,
+        .unauthorized, .enrolmentDisabled, .alreadyAuthenticated, .malformedFrame, .internal, .deviceOffline,
     ]
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -68,6 +68,15 @@ package struct JSONFrameReader {
         return value
     }
 
+    /// The boolean value of a member; `nil` when absent or `null`.
+    package func optionalBool(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> Bool? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        default: throw context.with(message: "\"\(name)\" must be true or false")
+        }
+    }
+
     /// The boolean value of a member that must be present.
     package func bool(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> Bool {
         guard case .bool(let value)? = object[name] else {

@@ -11,13 +11,17 @@ public struct DeviceLinkError: Error, Hashable, Sendable, CustomStringConvertibl
     public var id: String?
     /// The `apns-id` of the notification the error is about, when it is about one.
     public var apnsID: String?
+    /// `retryAfterMs`: how long the device should wait before it connects again (with `device-offline`), if the
+    /// server says.
+    public var retryAfterMilliseconds: Int64?
 
     /// Creates an error.
-    public init(code: DeviceLinkErrorCode, message: String, id: String? = nil, apnsID: String? = nil) {
+    public init(code: DeviceLinkErrorCode, message: String, id: String? = nil, apnsID: String? = nil, retryAfterMilliseconds: Int64? = nil) {
         self.code = code
         self.message = message
         self.id = id
         self.apnsID = apnsID
+        self.retryAfterMilliseconds = retryAfterMilliseconds
     }
 
     /// The same error with another message.

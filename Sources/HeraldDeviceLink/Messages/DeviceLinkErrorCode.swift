@@ -35,6 +35,9 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let unknownEvent = Self(rawValue: "unknown-event")
     /// The message is larger than the server accepts (64 KiB by default); it was dropped.
     public static let frameTooLarge = Self(rawValue: "frame-too-large")
+    /// A fault rule keeps the device offline (docs/faults.md): the server closes the link (WebSocket code 1013) and
+    /// refuses the device's `hello` until the window ends; the error's `retryAfterMs` says when it may come back.
+    public static let deviceOffline = Self(rawValue: "device-offline")
     /// The server failed (e.g. its store); the request may be retried.
     public static let `internal` = Self(rawValue: "internal")
 

@@ -47,7 +47,8 @@ extension DeviceLinkServerMessage {
                     code: DeviceLinkErrorCode(rawValue: try reader.string("code", context: context)),
                     message: try reader.optionalString("message", context: context) ?? "",
                     id: try reader.optionalString("id", context: context),
-                    apnsID: try reader.optionalString("apnsID", context: context)
+                    apnsID: try reader.optionalString("apnsID", context: context),
+                    retryAfterMilliseconds: try reader.optionalInteger("retryAfterMs", context: context)
                 )
             )
         case "interact":
@@ -99,6 +100,7 @@ extension DeviceLinkServerMessage {
             writer.member("collapseID", notification.collapseID)
             writer.member("acceptedAt", notification.acceptedAtMilliseconds)
             writer.member("attempt", notification.attempt)
+            if notification.extensionTimeout { writer.member("extensionTimeout", true) }
             writer.key("payload")
             writer.rawValue(notification.payload)
         case .error(let error):
@@ -109,6 +111,7 @@ extension DeviceLinkServerMessage {
             writer.member("message", error.message)
             writer.member("id", error.id)
             writer.member("apnsID", error.apnsID)
+            if let retryAfter = error.retryAfterMilliseconds { writer.member("retryAfterMs", retryAfter) }
         case .interact(let interaction):
             writer = JSONTextWriter()
             writer.beginObject()
@@ -161,7 +164,8 @@ extension DeviceLinkServerMessage {
             collapseID: try reader.optionalString("collapseID", context: context),
             acceptedAtMilliseconds: try reader.integer("acceptedAt", context: context),
             attempt: attempt,
-            payload: try reader.rawObject("payload", context: context)
+            payload: try reader.rawObject("payload", context: context),
+            extensionTimeout: try reader.optionalBool("extensionTimeout", context: context) ?? false
         )
     }
 }

@@ -179,6 +179,9 @@ public struct DeviceLinkNotification: Sendable, Hashable {
     public var attempt: Int
     /// The provider's JSON payload, byte for byte.
     public var payload: [UInt8]
+    /// `extensionTimeout`: a fault rule says the device's notification service extension runs out of its time budget
+    /// for this notification (docs/faults.md); only a notification with `mutable-content` runs one. Absent: `false`.
+    public var extensionTimeout: Bool
 
     /// Creates a notification frame body.
     public init(
@@ -192,7 +195,8 @@ public struct DeviceLinkNotification: Sendable, Hashable {
         collapseID: String?,
         acceptedAtMilliseconds: Int64,
         attempt: Int,
-        payload: [UInt8]
+        payload: [UInt8],
+        extensionTimeout: Bool = false
     ) {
         self.apnsID = apnsID
         self.token = token
@@ -205,10 +209,11 @@ public struct DeviceLinkNotification: Sendable, Hashable {
         self.acceptedAtMilliseconds = acceptedAtMilliseconds
         self.attempt = attempt
         self.payload = payload
+        self.extensionTimeout = extensionTimeout
     }
 
     /// The frame body for an accepted notification.
-    public init(_ notification: AcceptedNotification, attempt: Int) {
+    public init(_ notification: AcceptedNotification, attempt: Int, extensionTimeout: Bool = false) {
         self.init(
             apnsID: notification.id,
             token: notification.token,
@@ -220,7 +225,8 @@ public struct DeviceLinkNotification: Sendable, Hashable {
             collapseID: notification.collapseID,
             acceptedAtMilliseconds: notification.acceptedAtMilliseconds,
             attempt: attempt,
-            payload: notification.payload
+            payload: notification.payload,
+            extensionTimeout: extensionTimeout
         )
     }
 }

@@ -17,8 +17,8 @@ public final class FaultLog: Sendable {
         public var atMilliseconds: Int64
         /// The rule's id.
         public var ruleID: String
-        /// What the rule did: `{"rule": id, "status": 503, "reason": "…", "delayMs": 400, "connection": "goaway"}`, as
-        /// JSON object text.
+        /// What the rule did: `{"rule": id, "status": 503, "reason": "…", "delayMs": 400, "connection": "goaway"}`, and
+        /// the device-side effects (`deviceOfflineMs`, `ackDelayMs`, `extensionTimeout`), as JSON object text.
         public var detailJSON: String
     }
 
@@ -81,6 +81,11 @@ public final class FaultLog: Sendable {
         case .close?: parts.append(#""connection":"close""#)
         case .stall(let milliseconds)?: parts.append(#""connection":"stall","stallMs":\#(milliseconds)"#)
         case nil: break
+        }
+        if let device = hit.device {
+            if let offline = device.offlineMilliseconds { parts.append(#""deviceOfflineMs":\#(offline)"#) }
+            if let delay = device.acknowledgementDelayMilliseconds { parts.append(#""ackDelayMs":\#(delay)"#) }
+            if device.extensionTimeout { parts.append(#""extensionTimeout":true"#) }
         }
         return "{" + parts.joined(separator: ",") + "}"
     }

@@ -35,6 +35,14 @@ extension FaultRule {
         case .stall(let milliseconds)?: object["stallMs"] = milliseconds
         case nil: break
         }
+        if let device = effect.device {
+            if let offline = device.offlineMilliseconds {
+                object["deviceOffline"] = true
+                object["forMs"] = offline
+            }
+            if let delay = device.acknowledgementDelayMilliseconds { object["ackDelayMs"] = delay }
+            if device.extensionTimeout { object["extensionTimeout"] = true }
+        }
         if let count { object["count"] = count }
         if let fromMilliseconds { object["from"] = fromMilliseconds }
         if let untilMilliseconds { object["until"] = untilMilliseconds }

@@ -15,15 +15,13 @@ public struct FaultRuleError: Error, Hashable, Sendable, CustomStringConvertible
 extension FaultRule {
     /// The fields a rule may have (docs/faults.md); any other is refused, so that a typo is not a silent no-op.
     static let fields: Set<String> = [
-        "id", "match", "status", "reason", "timestamp", "delayMs", "delay", "goaway", "reset", "close", "stallMs", "count",
-        "probability", "seed", "from", "until",
+        "id", "match", "status", "reason", "timestamp", "delayMs", "delay", "goaway", "reset", "close", "stallMs", "deviceOffline",
+        "forMs", "ackDelayMs", "extensionTimeout", "count", "probability", "seed", "from", "until",
     ]
     /// The fields of `match`.
     static let matchFields: Set<String> = ["token", "topic", "pushType", "apnsID", "header", "providerTokenIssuedBefore", "perSecondAbove"]
     /// Effects that rules of this version cannot have yet: named so that the error says so instead of "unknown".
-    static let laterEffects: Set<String> = [
-        "stall", "deviceOffline", "forMs", "ackDelayMs", "extensionTimeout",
-    ]
+    static let laterEffects: Set<String> = ["stall"]
     /// The reason a status alone stands for, where Apple's table has one obvious row.
     static let defaultReasons: [Int: APNSReason] = [
         404: .badPath, 405: .methodNotAllowed, 410: .unregistered, 413: .payloadTooLarge, 429: .tooManyRequests,
@@ -86,7 +84,7 @@ extension FaultRule {
         for key in object.keys.sorted() where !Self.fields.contains(key) {
             if Self.laterEffects.contains(key) {
                 throw FaultRuleError(
-                    "'\(key)' is not an effect this version of Herald has; it has status and reason, delayMs, goaway, reset, close and stallMs (docs/faults.md)"
+                    "'\(key)' is not an effect this version of Herald has; it has status and reason, delayMs, goaway, reset, close, stallMs, deviceOffline, ackDelayMs and extensionTimeout (docs/faults.md)"
                 )
             }
             throw FaultRuleError("unknown field '\(key)'; a rule has \(Self.fields.sorted().joined(separator: ", "))")
@@ -167,7 +165,8 @@ extension FaultRule {
     static let maximumDelayMilliseconds: Int64 = 600_000
 
     private static func effect(_ object: [String: Any]) throws(FaultRuleError) -> FaultEffect {
-        var effect = try answerAndDelay(object)
+        let device = try device(object)
+        var effect = try answerAndDelay(object, hasDeviceEffect: device != nil)
         effect.connection = try connection(object)
         switch effect.connection {
         case .reset?, .close?:
@@ -175,7 +174,42 @@ extension FaultRule {
         default:
             break
         }
+        if device != nil {
+            // Why: a device-side effect acts on a notification that was accepted and stored; an error answer, a reset
+            // or a closed connection means it was not, and GOAWAY or a stall is about the provider's connection.
+            if effect.answer != nil {
+                throw FaultRuleError("a device-side effect acts on an accepted notification: leave out 'status' and 'reason'")
+            }
+            if effect.connection != nil {
+                throw FaultRuleError(
+                    "a device-side effect combines with 'delayMs' or 'delay' only, not with 'goaway', 'reset', 'close' or 'stallMs'"
+                )
+            }
+        }
+        effect.device = device
         return effect
+    }
+
+    /// `deviceOffline` (with `forMs`), `ackDelayMs` and `extensionTimeout`: any of them together, or none.
+    private static func device(_ object: [String: Any]) throws(FaultRuleError) -> DeviceFault? {
+        let limit = "1 to \(maximumDelayMilliseconds) (\(maximumDelayMilliseconds / 60_000) minutes)"
+        let offline = try flag(object, "deviceOffline")
+        let forMs = try integer(object, "forMs")
+        if forMs != nil, !offline { throw FaultRuleError("'forMs' goes with \"deviceOffline\": true") }
+        if offline, forMs == nil { throw FaultRuleError("'deviceOffline' needs 'forMs', how long the device stays offline (\(limit))") }
+        if let forMs, !(1...maximumDelayMilliseconds).contains(forMs) { throw FaultRuleError("'forMs' must be \(limit)") }
+        let ackDelay = try integer(object, "ackDelayMs")
+        if let ackDelay, !(1...maximumDelayMilliseconds).contains(ackDelay) { throw FaultRuleError("'ackDelayMs' must be \(limit)") }
+        let extensionTimeout = try flag(object, "extensionTimeout")
+        guard offline || ackDelay != nil || extensionTimeout else { return nil }
+        return DeviceFault(offlineMilliseconds: forMs, acknowledgementDelayMilliseconds: ackDelay, extensionTimeout: extensionTimeout)
+    }
+
+    /// A field that is `true` when given (`false` would be a rule that silently does nothing).
+    private static func flag(_ object: [String: Any], _ key: String) throws(FaultRuleError) -> Bool {
+        guard let value = object[key] else { return false }
+        guard let flag = value as? NSNumber, isBoolean(flag), flag.boolValue else { throw FaultRuleError("'\(key)' must be true") }
+        return true
     }
 
     /// `goaway`, `reset`, `close` or `stallMs`: at most one.
@@ -187,9 +221,8 @@ extension FaultRule {
             }
             effects.append(.goAway(reason: reason))
         }
-        for (key, effect) in [("reset", FaultConnectionEffect.reset), ("close", .close)] where object[key] != nil {
-            guard let flag = object[key] as? NSNumber, isBoolean(flag), flag.boolValue else { throw FaultRuleError("'\(key)' must be true") }
-            effects.append(effect)
+        for (key, effect) in [("reset", FaultConnectionEffect.reset), ("close", .close)] {
+            if try flag(object, key) { effects.append(effect) }
         }
         if let stall = try integer(object, "stallMs") {
             guard (1...maximumDelayMilliseconds).contains(stall) else {
@@ -201,7 +234,7 @@ extension FaultRule {
         return effects.first
     }
 
-    private static func answerAndDelay(_ object: [String: Any]) throws(FaultRuleError) -> FaultEffect {
+    private static func answerAndDelay(_ object: [String: Any], hasDeviceEffect: Bool) throws(FaultRuleError) -> FaultEffect {
         let delay = try delay(object)
         let status = try integer(object, "status")
         let reasonName = try string(object, "reason")
@@ -210,9 +243,9 @@ extension FaultRule {
         switch (status, reasonName) {
         case (nil, nil):
             let connectionKeys = ["goaway", "reset", "close", "stallMs"]
-            guard delay != nil || connectionKeys.contains(where: { object[$0] != nil }) else {
+            guard delay != nil || hasDeviceEffect || connectionKeys.contains(where: { object[$0] != nil }) else {
                 throw FaultRuleError(
-                    "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), 'delayMs', 'goaway', 'reset', 'close' or 'stallMs'"
+                    "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), 'delayMs', 'goaway', 'reset', 'close', 'stallMs', 'deviceOffline', 'ackDelayMs' or 'extensionTimeout'"
                 )
             }
             if timestamp != nil { throw FaultRuleError("'timestamp' goes with a 410 answer only") }

@@ -127,7 +127,8 @@ public struct FaultMatch: Sendable, Hashable {
 }
 
 /// What a ``FaultRule`` does to a request it matches: answer a row of Apple's table instead, wait before
-/// answering, and what it does to the connection — any of these together.
+/// answering, and what it does to the connection — any of these together; or, for a request it accepts, what
+/// happens on the device side (with a wait at most).
 public struct FaultEffect: Sendable, Hashable {
     /// The answer instead of the real one; `nil`: the real answer (after ``delayMilliseconds``).
     public var answer: FaultAnswer?
@@ -139,11 +140,21 @@ public struct FaultEffect: Sendable, Hashable {
     /// one, or a pause in reading.
     public var connection: FaultConnectionEffect?
 
+    /// What happens on the device side once the notification is accepted (`deviceOffline`, `ackDelayMs`,
+    /// `extensionTimeout`); its ``DeviceFault/ruleID`` is filled in when the rule applies.
+    public var device: DeviceFault?
+
     /// An effect; at least one part should be given.
-    public init(answer: FaultAnswer? = nil, delayMilliseconds: ClosedRange<Int64>? = nil, connection: FaultConnectionEffect? = nil) {
+    public init(
+        answer: FaultAnswer? = nil,
+        delayMilliseconds: ClosedRange<Int64>? = nil,
+        connection: FaultConnectionEffect? = nil,
+        device: DeviceFault? = nil
+    ) {
         self.answer = answer
         self.delayMilliseconds = delayMilliseconds
         self.connection = connection
+        self.device = device
     }
 
     /// Answer this row of Apple's table (`status` is the reason's); `timestamp` (milliseconds since the epoch) goes

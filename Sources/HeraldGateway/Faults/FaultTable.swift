@@ -27,6 +27,8 @@ public final class FaultTable: Sendable {
         public var delayMilliseconds: Int64?
         /// What happens to the connection.
         public var connection: FaultConnectionEffect?
+        /// What happens on the device side once the notification is accepted, with the rule's id.
+        public var device: DeviceFault?
     }
 
     /// A rule in force with what it keeps between requests.
@@ -134,7 +136,18 @@ public final class FaultTable: Sendable {
                 let delay = rule.effect.delayMilliseconds.map { range in
                     range.lowerBound + Int64(state.slots[index].generator.next() % UInt64(range.upperBound - range.lowerBound + 1))
                 }
-                return Hit(ruleID: rule.id ?? "", answer: rule.effect.answer, delayMilliseconds: delay, connection: rule.effect.connection)
+                let device = rule.effect.device.map { effect in
+                    var fault = effect
+                    fault.ruleID = rule.id ?? ""
+                    return fault
+                }
+                return Hit(
+                    ruleID: rule.id ?? "",
+                    answer: rule.effect.answer,
+                    delayMilliseconds: delay,
+                    connection: rule.effect.connection,
+                    device: device
+                )
             }
             return nil
         }

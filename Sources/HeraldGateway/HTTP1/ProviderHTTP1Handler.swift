@@ -62,19 +62,17 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
         switch decision {
         case .respond(let response):
             write(response, context: context)
-        case .commit(let notification, let response, let startedAt):
-            answerLater(
-                context: context,
-                start: { done in processor.commit(notification, startedAt: startedAt, completion: done) },
-                finish: { handler, context, result in
-                    switch result {
-                    case .success: handler.write(response, context: context)
-                    case .failure(let error):
-                        let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
-                        handler.write(.failure(reason, apnsID: response.apnsID), context: context)
-                    }
+        case .commit(let notification, let response, let startedAt, let device):
+            answerLater(context: context) { done in
+                processor.commit(notification, startedAt: startedAt, device: device, completion: done)
+            } finish: { handler, context, result in
+                switch result {
+                case .success: handler.write(response, context: context)
+                case .failure(let error):
+                    let reason = ProviderRequestProcessor.reason(forCommitFailure: error)
+                    handler.write(.failure(reason, apnsID: response.apnsID), context: context)
                 }
-            )
+            }
         case .perform(let work):
             answerLater(context: context, start: work) { handler, context, response in handler.write(response, context: context) }
         case .reset, .close:
@@ -93,11 +91,11 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
             }
         case .delayed(let delay, let later):
             let eventLoop = context.eventLoop
-            answerLater(
-                context: context,
-                start: { done in eventLoop.scheduleTask(in: delay) { done(()) } },
-                finish: { handler, context, _ in handler.carryOut(later, context: context) }
-            )
+            answerLater(context: context) { done in
+                eventLoop.scheduleTask(in: delay) { done(()) }
+            } finish: { handler, context, _ in
+                handler.carryOut(later, context: context)
+            }
         }
     }
 

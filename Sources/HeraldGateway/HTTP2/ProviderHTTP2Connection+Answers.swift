@@ -24,11 +24,11 @@ extension ProviderHTTP2Connection {
         case .respond(let response):
             write(response, streamID: streamID, stream: stream)
             closeIfDrained(context: context)
-        case .commit(let notification, let response, let startedAt):
+        case .commit(let notification, let response, let startedAt, let device):
             hold(stream, streamID: streamID)
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            processor.commit(notification, startedAt: startedAt) { result in
+            processor.commit(notification, startedAt: startedAt, device: device) { result in
                 eventLoop.execute {
                     loopBound.value.committed(result, response: response, streamID: streamID)
                 }
@@ -104,8 +104,8 @@ extension ProviderHTTP2Connection {
     /// no answer, but its notification is committed all the same, as one whose commit had begun.
     private func resume(_ decision: ProviderDecision, streamID: UInt32) {
         guard let stream = release(streamID: streamID), let context else {
-            if case .commit(let notification, _, let startedAt) = decision {
-                processor.commit(notification, startedAt: startedAt) { _ in }
+            if case .commit(let notification, _, let startedAt, let device) = decision {
+                processor.commit(notification, startedAt: startedAt, device: device) { _ in }
             }
             if let context { closeIfDrained(context: context) }
             return

@@ -8,8 +8,9 @@ import Prometheus
 /// What to do with one request: answer now, or commit and then answer.
 enum ProviderDecision: Sendable {
     case respond(ProviderResponse)
-    /// Commit, then answer; `startedAt` is when the request was complete (for the accept latency).
-    case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant)
+    /// Commit, then answer; `startedAt` is when the request was complete (for the accept latency); `device` is a fault
+    /// rule's device-side effect on the notification, handed to the delivery engine with it.
+    case commit(AcceptedNotification, ProviderResponse, startedAt: ContinuousClock.Instant, device: DeviceFault?)
     /// Work off the event loop (a channel-management request's store access), then answer with what it reports.
     case perform(@Sendable (_ answer: @escaping @Sendable (ProviderResponse) -> Void) -> Void)
     /// Wait, then carry out the decision (a fault rule's `delayMs`, docs/faults.md).
@@ -111,6 +112,11 @@ final class ProviderRequestProcessor: Sendable {
         }
         guard let hit else { return result }
         metrics.recordFault()
+        // A device-side effect goes with the notification if it is accepted; a request refused on its merits gets its
+        // real answer and no effect.
+        if let device = hit.device, case .commit(let notification, let response, let startedAt, nil) = result {
+            result = .commit(notification, response, startedAt: startedAt, device: device)
+        }
         switch hit.connection {
         case .goAway(let reason)?: result = .then(result, .goAway(APNSReason(rawValue: reason)))
         case .stall(let milliseconds)?: result = .then(result, .stall(.milliseconds(milliseconds)))
@@ -153,17 +159,19 @@ final class ProviderRequestProcessor: Sendable {
             response.uniqueID = uniqueID
             return .respond(response)
         case .success(let notification):
-            return .commit(notification, .success(apnsID: apnsID, uniqueID: uniqueID), startedAt: startedAt)
+            return .commit(notification, .success(apnsID: apnsID, uniqueID: uniqueID), startedAt: startedAt, device: nil)
         }
     }
 
-    /// Commits an accepted notification; `completion` runs on the store's writer, never on the caller's loop.
+    /// Commits an accepted notification; `completion` runs on the store's writer, never on the caller's loop. `device`
+    /// (a fault rule's device-side effect) goes to ``ProviderServices/onAccepted`` with it.
     ///
     /// Counts the request as accepted (with its latency since `startedAt`) when the commit succeeds, as
     /// rejected with ``reason(forCommitFailure:)`` when it fails: the answers the caller then sends.
     func commit(
         _ notification: AcceptedNotification,
         startedAt: ContinuousClock.Instant,
+        device: DeviceFault? = nil,
         completion: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
         let onAccepted = services.onAccepted
@@ -171,7 +179,7 @@ final class ProviderRequestProcessor: Sendable {
         services.store.enqueue(notification) { result in
             switch result {
             case .success(let sequence):
-                onAccepted?(notification, sequence)
+                onAccepted?(notification, sequence, device)
                 metrics.recordAccepted(startedAt: startedAt)
             case .failure(let error):
                 metrics.recordRejected(Self.reason(forCommitFailure: error))

@@ -11,10 +11,11 @@ public struct ProviderServices: Sendable {
     /// The time every rule reads.
     public var clock: any WallClock
     /// Told of each notification and its store sequence once it is durable, before its `200` is sent (the
-    /// delivery engine, which names the notification by that sequence because a provider may reuse an `apns-id`).
+    /// delivery engine, which names the notification by that sequence because a provider may reuse an `apns-id`),
+    /// with the device-side effect of the fault rule that applied to it, if any (docs/faults.md).
     ///
     /// Runs on the store's writer thread: it must only hand the notification on, never block.
-    public var onAccepted: (@Sendable (AcceptedNotification, Int64) -> Void)?
+    public var onAccepted: (@Sendable (AcceptedNotification, Int64, DeviceFault?) -> Void)?
     /// The failures on demand in force (docs/faults.md); empty unless someone adds a rule.
     public var faults: FaultTable
 
@@ -23,7 +24,7 @@ public struct ProviderServices: Sendable {
         store: any NotificationStore,
         verifier: ProviderTokenVerifier = ProviderTokenVerifier(),
         clock: any WallClock = SystemWallClock(),
-        onAccepted: (@Sendable (AcceptedNotification, Int64) -> Void)? = nil,
+        onAccepted: (@Sendable (AcceptedNotification, Int64, DeviceFault?) -> Void)? = nil,
         faults: FaultTable = FaultTable()
     ) {
         self.store = store

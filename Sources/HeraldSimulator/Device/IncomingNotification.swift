@@ -20,6 +20,9 @@ public struct IncomingNotification: Sendable, Hashable {
     /// With the `apns-id` it names one accepted notification: the device shows it at most once, however often it is
     /// resent, while a provider that sends again under an `apns-id` it used before sends a new notification.
     public var acceptedAtMilliseconds: Int64?
+    /// A fault rule's `extensionTimeout` (docs/faults.md): the app's notification service extension, if it runs,
+    /// runs out of its time budget at once.
+    public var extensionTimeout: Bool
 
     /// Creates an incoming notification.
     public init(
@@ -29,7 +32,8 @@ public struct IncomingNotification: Sendable, Hashable {
         pushType: PushType = .alert,
         priority: APNSPriority = .immediate,
         payload: [UInt8],
-        acceptedAtMilliseconds: Int64? = nil
+        acceptedAtMilliseconds: Int64? = nil,
+        extensionTimeout: Bool = false
     ) {
         self.apnsID = apnsID
         self.bundleID = bundleID
@@ -38,6 +42,7 @@ public struct IncomingNotification: Sendable, Hashable {
         self.priority = priority
         self.payload = payload
         self.acceptedAtMilliseconds = acceptedAtMilliseconds
+        self.extensionTimeout = extensionTimeout
     }
 
     /// What makes a resend the same notification: the `apns-id`, and the acceptance time when known.

@@ -103,7 +103,12 @@ public actor SimulatedDevice {
         defer { release(notification.bundleID) }
         let before = await app.runtime.center.deliveredNotifications()
         let firstEvent = await app.runtime.events.count
-        let outcome = await app.runtime.receive(payload, collapseID: notification.collapseID, apnsID: notification.apnsID.text)
+        let outcome = await app.runtime.receive(
+            payload,
+            collapseID: notification.collapseID,
+            apnsID: notification.apnsID.text,
+            serviceExtensionTimesOut: notification.extensionTimeout
+        )
         let events = await app.runtime.events.dropFirst(firstEvent).filter { $0.notificationIdentifier == identifier }
         let after = await app.runtime.center.deliveredNotifications()
         let settings = await app.runtime.center.notificationSettings()

@@ -56,7 +56,11 @@ final class BuiltInServiceExtension: UNNotificationServiceExtension {
         let steps = steps
         let original = request.content.value
         let progress = Progress(original)
+        // A fault rule's `extensionTimeout`: the budget is spent before the first step finishes (and the outcome does
+        // not depend on how far a task got before `serviceExtensionTimeWillExpire()`).
+        let cutOff = timeBudgetIsSpent
         let task = Task {
+            guard !cutOff else { return }
             var content = original
             for (index, step) in steps.enumerated() {
                 guard !Task.isCancelled else { return }

@@ -55,10 +55,13 @@ final class RecordingServiceExtension: UNNotificationServiceExtension {
         log.begin(request.identifier)
         let log = log
         let identifier = request.identifier
+        // With a fault rule's `extensionTimeout`, what is handed over before the expiry comes too late to count.
+        inner.timeBudgetIsSpent = timeBudgetIsSpent
+        let cutOff = timeBudgetIsSpent
         inner.didReceive(request) { content in
             let value = content.value
             log.update(identifier) { run in
-                if run.handedOver == nil { run.handedOver = value }
+                if run.handedOver == nil, !cutOff || run.timeWillExpireCalled { run.handedOver = value }
             }
             contentHandler(content)
         }

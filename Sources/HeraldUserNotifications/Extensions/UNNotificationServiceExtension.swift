@@ -14,6 +14,10 @@ open class UNNotificationServiceExtension: NSObject {
     /// Creates the extension (called by the runtime's factory).
     public override init() { super.init() }
 
+    /// Set by the runtime before ``didReceive(_:withContentHandler:)`` when a fault rule's `extensionTimeout` spends
+    /// the budget at once (docs/faults.md): an extension Herald builds in starts no work it would only cancel.
+    package var timeBudgetIsSpent = false
+
     /// Modify the request's content and call `contentHandler` once with the content to show.
     /// The handler is `@Sendable`: it may be called from any thread (a download callback).
     /// An override may declare it as `@escaping (UNNotificationContent) -> Void`, as the Xcode

@@ -30,7 +30,16 @@ extension DeviceRuntime {
     }
 
     /// Feeds a parsed payload.
-    public func receive(_ payload: RemotePayload, collapseID: String? = nil, apnsID: String? = nil) async -> RemoteNotificationOutcome {
+    ///
+    /// `serviceExtensionTimesOut` (a fault rule's `extensionTimeout`, docs/faults.md) makes the service extension, when
+    /// it runs, run out of its budget at once: see ``runServiceExtension(_:timesOut:)``. Without a run (no
+    /// `mutable-content`, no alert text, no extension) it changes nothing.
+    public func receive(
+        _ payload: RemotePayload,
+        collapseID: String? = nil,
+        apnsID: String? = nil,
+        serviceExtensionTimesOut: Bool = false
+    ) async -> RemoteNotificationOutcome {
         let identifier = collapseID ?? apnsID ?? UUID().uuidString
         let firstCall = callLog.count
         let before = application.lifecycleState
@@ -54,7 +63,7 @@ extension DeviceRuntime {
                 content: UNNotificationContent(value: content),
                 trigger: UNPushNotificationTrigger()
             )
-            (content, extensionOutcome) = await runServiceExtension(request)
+            (content, extensionOutcome) = await runServiceExtension(request, timesOut: serviceExtensionTimesOut)
             record(.modified, identifier, "\(extensionOutcome)")
         }
         content.attachments = adoptAttachments(content.attachments, identifier: identifier)
@@ -129,7 +138,11 @@ extension DeviceRuntime {
     }
 
     /// Runs the service extension with its budget (spec §C.7).
-    func runServiceExtension(_ request: UNNotificationRequest) async -> (NotificationContentValue, ServiceExtensionOutcome) {
+    ///
+    /// `timesOut` (a fault rule's `extensionTimeout`) spends the budget at once: `serviceExtensionTimeWillExpire()` is
+    /// called as soon as `didReceive` returns, content the extension hands over before that counts as too late, and
+    /// what it hands over in `serviceExtensionTimeWillExpire()` (its best attempt), or else the original, is shown.
+    func runServiceExtension(_ request: UNNotificationRequest, timesOut: Bool = false) async -> (NotificationContentValue, ServiceExtensionOutcome) {
         let original = request.content.value
         guard let makeServiceExtension else { return (original, .notRun(reason: "no service extension is installed")) }
         let instance: UNNotificationServiceExtension
@@ -141,9 +154,22 @@ extension DeviceRuntime {
         let slot = CallbackSlot<NotificationContentValue>()
         let deadline = clock.now.addingTimeInterval(configuration.serviceExtensionBudget)
         recordCall(.serviceExtensionDidReceive, request.identifier)
-        withCurrentCenter { instance.didReceive(request) { content in slot.fulfil(content.value) } }
-        if let value = await slot.value(before: deadline, on: clock) {
-            return (value, .completed)
+        if timesOut {
+            // Why: the extension is cut off right after `didReceive` returns, as one whose work outlasts the budget;
+            // the gate opens for `serviceExtensionTimeWillExpire()` only.
+            let expiry = CallbackSlot<Void>()
+            instance.timeBudgetIsSpent = true
+            withCurrentCenter {
+                instance.didReceive(request) { content in
+                    if expiry.value != nil { slot.fulfil(content.value) }
+                }
+            }
+            expiry.fulfil(())
+        } else {
+            withCurrentCenter { instance.didReceive(request) { content in slot.fulfil(content.value) } }
+            if let value = await slot.value(before: deadline, on: clock) {
+                return (value, .completed)
+            }
         }
         recordCall(.serviceExtensionTimeWillExpire, request.identifier)
         withCurrentCenter { instance.serviceExtensionTimeWillExpire() }

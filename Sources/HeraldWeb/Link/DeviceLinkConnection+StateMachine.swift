@@ -27,6 +27,8 @@ extension DeviceLinkConnection {
             case send(DeviceLinkServerMessage)
             /// Send a frame, then close the connection with WebSocket code 1008 (policy violation).
             case sendAndClose(DeviceLinkServerMessage)
+            /// Send this error, then close the connection with WebSocket code 1013 (try again later).
+            case refuseAndClose(DeviceLinkError)
             /// Check the device's id and secret with the store, then call `authenticated` or `authenticationFailed`.
             case authenticate(deviceID: String, secret: String)
             /// Create a device with this name in the store, then call `authenticated`.
@@ -90,6 +92,15 @@ extension DeviceLinkConnection {
             waiting.removeAll()
             let error = DeviceLinkError(code: .unauthorized, message: "unknown device or wrong secret")
             return [.sendAndClose(.error(error))]
+        }
+
+        /// The device is known, but a fault rule keeps it offline (docs/faults.md): the connection ends.
+        mutating func heldOffline(_ error: DeviceLinkError) -> [Action] {
+            guard state == .authenticating else { return finishRequest() }
+            state = .closed
+            isBusy = false
+            waiting.removeAll()
+            return [.refuseAndClose(error)]
         }
 
         /// An app's token was issued or found.

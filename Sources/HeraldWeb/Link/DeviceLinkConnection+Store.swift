@@ -8,6 +8,8 @@ extension DeviceLinkConnection {
     enum StoreOutcome: Sendable {
         case authenticated(deviceID: String, name: String, secret: String?, tokens: [DeviceToken])
         case authenticationFailed
+        /// A fault rule keeps the device offline: the `device-offline` error, then close.
+        case heldOffline(DeviceLinkError)
         case registered(DeviceLinkRegistration)
         case unregistered(DeviceLinkUnregistration)
         case failed(DeviceLinkError)
@@ -20,6 +22,16 @@ extension DeviceLinkConnection {
                 return .authenticationFailed
             }
             let tokens = try await services.registry.tokens(deviceID: device.id).filter(\.isActive).map(\.token)
+            if let window = services.engine.offlineWindow(for: tokens) {
+                let now = services.clock.nowMilliseconds()
+                return .heldOffline(
+                    DeviceLinkError(
+                        code: .deviceOffline,
+                        message: window.message(now: now),
+                        retryAfterMilliseconds: window.retryAfterMilliseconds(now: now)
+                    )
+                )
+            }
             return .authenticated(deviceID: device.id, name: device.name, secret: nil, tokens: tokens)
         } catch {
             return .failed(internalError(error, while: "checking the device", id: nil, services: services))

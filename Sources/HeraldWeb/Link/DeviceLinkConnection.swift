@@ -104,6 +104,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is WebPortClosing {
             sendClose(.goingAway, reason: "server shutting down", context: context)
+        } else if let disconnect = event as? DeviceLinkDisconnect {
+            refuseAndClose(disconnect.error, context: context)
         } else if event is PeerCheck {
             checkPeer(context: context)
         } else {
@@ -129,6 +131,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             case .sendAndClose(let message):
                 write(message, context: context)
                 sendClose(.policyViolation, reason: nil, context: context)
+            case .refuseAndClose(let error):
+                refuseAndClose(error, context: context)
             case .authenticate(let deviceID, let secret):
                 let services = self.services
                 startStoreRequest(context: context) { await Self.authenticate(deviceID: deviceID, secret: secret, services: services) }
@@ -198,6 +202,7 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         case .authenticated(let deviceID, let name, let secret, let tokens):
             machine.authenticated(deviceID: deviceID, name: name, secret: secret, tokens: tokens)
         case .authenticationFailed: machine.authenticationFailed()
+        case .heldOffline(let error): machine.heldOffline(error)
         case .registered(let registration): machine.registered(registration)
         case .unregistered(let unregistration): machine.unregistered(unregistration)
         case .failed(let error): machine.requestFailed(error)
@@ -217,6 +222,16 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         let data = context.channel.allocator.buffer(bytes: message.frame())
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: data)), promise: nil)
     }
+
+    /// Writes an error (a fault rule's `device-offline`), then closes with 1013, "try again later" (RFC 6455 §7.4 as
+    /// registered with IANA): the device may come back after the error's `retryAfterMs`.
+    private func refuseAndClose(_ error: DeviceLinkError, context: ChannelHandlerContext) {
+        write(.error(error), context: context)
+        sendClose(Self.tryAgainLater, reason: "device offline (fault rule)", context: context)
+    }
+
+    /// WebSocket close code 1013.
+    static let tryAgainLater = WebSocketErrorCode(codeNumber: 1013)
 
     /// Sends a close frame and closes the connection once it is written.
     private func sendClose(_ code: WebSocketErrorCode, reason: String?, context: ChannelHandlerContext) {

@@ -5,7 +5,8 @@ import NIOCore
 import NIOWebSocket
 
 /// A device-link connection as the engine sees it: ``deliver(_:)`` writes a `notification` frame,
-/// ``refuse(_:code:message:)`` an `error` frame.
+/// ``refuse(_:code:message:)`` an `error` frame, ``disconnect(code:message:retryAfterMilliseconds:)`` an `error`
+/// frame and then a close.
 ///
 /// Callable from any thread (the engine's task): the frame is encoded on the caller's thread and the
 /// write hops to the connection's event loop. A closed connection drops it; the engine learns of the
@@ -22,8 +23,14 @@ final class DeviceLinkSession: DeviceSession {
     }
 
     func deliver(_ delivery: NotificationDelivery) {
-        let message = DeviceLinkServerMessage.notification(DeviceLinkNotification(delivery.notification, attempt: delivery.attempt))
-        write(message.frame())
+        let notification = DeviceLinkNotification(delivery.notification, attempt: delivery.attempt, extensionTimeout: delivery.extensionTimeout)
+        write(DeviceLinkServerMessage.notification(notification).frame())
+    }
+
+    func disconnect(code: String, message: String, retryAfterMilliseconds: Int64) {
+        let error = DeviceLinkError(code: DeviceLinkErrorCode(rawValue: code), message: message, retryAfterMilliseconds: retryAfterMilliseconds)
+        // Through the pipeline, so that the connection writes the error and its close frame in order on its loop.
+        channel.pipeline.fireUserInboundEventTriggered(DeviceLinkDisconnect(error: error))
     }
 
     func refuse(_ id: NotificationID, code: String, message: String) {
@@ -40,4 +47,10 @@ final class DeviceLinkSession: DeviceSession {
         let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(bytes: text))
         channel.writeAndFlush(frame, promise: nil)
     }
+}
+
+/// Sent down a connection's pipeline when the engine closes its session (a fault rule's `deviceOffline`): the
+/// connection writes the error, then closes with 1013 (try again later).
+struct DeviceLinkDisconnect: Sendable {
+    let error: DeviceLinkError
 }

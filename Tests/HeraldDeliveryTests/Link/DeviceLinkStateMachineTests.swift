@@ -53,6 +53,17 @@ struct DeviceLinkStateMachineTests {
         #expect(machine.closed() == [])
     }
 
+    @Test("a device a fault rule keeps offline gets device-offline and the close; no session opens")
+    func heldOffline() {
+        var machine = Machine(allowsEnrolment: false)
+        _ = machine.received(.success(.hello(.device(id: "d1", secret: "s"))))
+        #expect(machine.received(.success(.register(Self.app))) == [])
+        let error = DeviceLinkError(code: .deviceOffline, message: "later", retryAfterMilliseconds: 500)
+        #expect(machine.heldOffline(error) == [.refuseAndClose(error)])
+        #expect(machine.state == .closed)
+        #expect(machine.closed() == [])
+    }
+
     @Test("before hello every other frame is not-authenticated, with its ids; the connection stays")
     func beforeHello() {
         var machine = Machine(allowsEnrolment: false)

@@ -198,7 +198,7 @@ private struct MetricsSystem {
         gatewayConfiguration.eventLoopThreads = 1
         let gateway = Gateway(
             configuration: gatewayConfiguration,
-            services: ProviderServices(store: store, clock: clock, onAccepted: { engine.accepted($0, sequence: $1) }),
+            services: ProviderServices(store: store, clock: clock, onAccepted: { engine.accepted($0, sequence: $1, deviceFault: $2) }),
             metrics: GatewayMetrics(registry: registry),
             logger: logger
         )

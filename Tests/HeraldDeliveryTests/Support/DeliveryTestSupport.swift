@@ -14,7 +14,7 @@ final class RecordingSession: DeviceSession {
 
     let id: DeviceSessionID
     let deviceID: String
-    private let received = Mutex<(deliveries: [NotificationDelivery], refusals: [Refusal])>(([], []))
+    private let received = Mutex<(deliveries: [NotificationDelivery], refusals: [Refusal], disconnects: [String])>(([], [], []))
 
     init(deviceID: String = "device-1", id: DeviceSessionID = .next()) {
         self.id = id
@@ -29,7 +29,13 @@ final class RecordingSession: DeviceSession {
         received.withLock { $0.refusals.append(Refusal(id: id, code: code)) }
     }
 
+    func disconnect(code: String, message: String, retryAfterMilliseconds: Int64) {
+        received.withLock { $0.disconnects.append(code) }
+    }
+
     var deliveries: [NotificationDelivery] { received.withLock { $0.deliveries } }
+    /// The codes of the disconnections the engine asked for.
+    var disconnects: [String] { received.withLock { $0.disconnects } }
     var deliveredIDs: [NotificationID] { deliveries.map(\.notification.id) }
     var refusals: [Refusal] { received.withLock { $0.refusals } }
 }

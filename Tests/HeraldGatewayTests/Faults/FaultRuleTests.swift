@@ -54,7 +54,7 @@ struct FaultRuleTests {
         #expect(refusal(#"{"status": 503, "reason": "ServiceUnavailable", "timestamp": 5}"#) == "'timestamp' goes with a 410 answer only")
         #expect(
             refusal(#"{"match": {}}"#)
-                == "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), 'delayMs', 'goaway', 'reset', 'close' or 'stallMs'"
+                == "a rule needs an effect: 'status' and 'reason' (a row of Apple's table), 'delayMs', 'goaway', 'reset', 'close', 'stallMs', 'deviceOffline', 'ackDelayMs' or 'extensionTimeout'"
         )
     }
 
@@ -62,10 +62,10 @@ struct FaultRuleTests {
     func malformed() {
         #expect(
             refusal(#"{"status": 500, "colour": "red"}"#)?.hasPrefix(
-                "unknown field 'colour'; a rule has close, count, delay, delayMs, from, goaway, id,"
+                "unknown field 'colour'; a rule has ackDelayMs, close, count, delay, delayMs, deviceOffline, extensionTimeout, forMs, from, goaway, id,"
             ) == true
         )
-        #expect(refusal(#"{"deviceOffline": true}"#)?.hasPrefix("'deviceOffline' is not an effect this version of Herald has") == true)
+        #expect(refusal(#"{"stall": 5}"#)?.hasPrefix("'stall' is not an effect this version of Herald has") == true)
         #expect(refusal(#"{"status": 500, "match": {"device": "x"}}"#)?.hasPrefix("unknown field 'match.device'") == true)
         #expect(refusal(#"{"status": 500, "match": {"token": "xyz"}}"#) == "'match.token' must be a device token in hexadecimal")
         #expect(
@@ -111,6 +111,48 @@ struct FaultRuleTests {
         #expect(refusal(#"{"reset": false}"#) == "'reset' must be true")
         #expect(refusal(#"{"stallMs": 0}"#) == "'stallMs' must be 1 to 600000 (10 minutes)")
         #expect(refusal(#"{"goaway": "not a reason"}"#) == "'goaway' must be a reason: 1 to 64 letters, digits, '.', '_' or '-'")
+    }
+
+    @Test("device-side effects: deviceOffline with forMs, ackDelayMs, extensionTimeout, alone, together and with a delay")
+    func deviceEffects() throws {
+        let offline = try rule(#"{"match": {"topic": "com.example.app"}, "deviceOffline": true, "forMs": 1500, "count": 1}"#)
+        #expect(offline.effect == FaultEffect(device: DeviceFault(offlineMilliseconds: 1500)))
+        #expect(offline.count == 1)
+        #expect(try rule(#"{"ackDelayMs": 600000}"#).effect == FaultEffect(device: DeviceFault(acknowledgementDelayMilliseconds: 600_000)))
+        #expect(try rule(#"{"extensionTimeout": true}"#).effect == FaultEffect(device: DeviceFault(extensionTimeout: true)))
+        let all = try rule(
+            #"{"deviceOffline": true, "forMs": 1, "ackDelayMs": 2, "extensionTimeout": true, "delayMs": 3, "probability": 0.5, "seed": 4}"#
+        )
+        #expect(
+            all.effect
+                == FaultEffect(
+                    delayMilliseconds: 3...3,
+                    device: DeviceFault(offlineMilliseconds: 1, acknowledgementDelayMilliseconds: 2, extensionTimeout: true)
+                )
+        )
+    }
+
+    @Test("device-side effects refuse what makes no sense with them, and bad values")
+    func deviceEffectRefusals() {
+        #expect(refusal(#"{"deviceOffline": true}"#) == "'deviceOffline' needs 'forMs', how long the device stays offline (1 to 600000 (10 minutes))")
+        #expect(refusal(#"{"forMs": 100}"#) == "'forMs' goes with \"deviceOffline\": true")
+        #expect(refusal(#"{"forMs": 100, "ackDelayMs": 5}"#) == "'forMs' goes with \"deviceOffline\": true")
+        #expect(refusal(#"{"deviceOffline": false, "forMs": 100}"#) == "'deviceOffline' must be true")
+        #expect(refusal(#"{"deviceOffline": true, "forMs": 0}"#) == "'forMs' must be 1 to 600000 (10 minutes)")
+        #expect(refusal(#"{"deviceOffline": true, "forMs": 600001}"#) == "'forMs' must be 1 to 600000 (10 minutes)")
+        #expect(refusal(#"{"deviceOffline": 1, "forMs": 5}"#) == "'deviceOffline' must be true")
+        #expect(refusal(#"{"ackDelayMs": 0}"#) == "'ackDelayMs' must be 1 to 600000 (10 minutes)")
+        #expect(refusal(#"{"ackDelayMs": "5"}"#) == "'ackDelayMs' must be an integer")
+        #expect(refusal(#"{"extensionTimeout": false}"#) == "'extensionTimeout' must be true")
+        let answered = "a device-side effect acts on an accepted notification: leave out 'status' and 'reason'"
+        #expect(refusal(#"{"ackDelayMs": 5, "status": 503}"#) == answered)
+        #expect(refusal(#"{"extensionTimeout": true, "reason": "ServiceUnavailable"}"#) == answered)
+        #expect(refusal(#"{"ackDelayMs": 5, "timestamp": 1}"#) == "'timestamp' goes with a 410 answer only")
+        let connection = "a device-side effect combines with 'delayMs' or 'delay' only, not with 'goaway', 'reset', 'close' or 'stallMs'"
+        #expect(refusal(#"{"deviceOffline": true, "forMs": 5, "reset": true}"#) == connection)
+        #expect(refusal(#"{"extensionTimeout": true, "close": true}"#) == connection)
+        #expect(refusal(#"{"ackDelayMs": 5, "goaway": "Shutdown"}"#) == connection)
+        #expect(refusal(#"{"ackDelayMs": 5, "stallMs": 5}"#) == connection)
     }
 
     @Test("a file holds an array of rules or {\"rules\": [...]}; an error names the rule's place")
@@ -190,6 +232,8 @@ struct FaultRuleEncodingTests {
             #"{"id": "d", "delayMs": 7, "reset": true, "seed": 3}"#,
             #"{"id": "e", "stallMs": 70, "seed": 4}"#,
             #"{"id": "f", "match": {"providerTokenIssuedBefore": 1700000000, "perSecondAbove": 3}, "status": 429, "seed": 5}"#,
+            #"{"id": "g", "match": {"topic": "t"}, "deviceOffline": true, "forMs": 1500, "count": 1, "seed": 6}"#,
+            #"{"id": "h", "ackDelayMs": 250, "extensionTimeout": true, "delayMs": 10, "seed": 7}"#,
         ] {
             let rule = try FaultRule(json: Array(text.utf8))
             let written = try JSONSerialization.data(withJSONObject: rule.jsonObject)

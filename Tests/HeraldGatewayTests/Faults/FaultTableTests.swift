@@ -18,6 +18,17 @@ struct FaultTableTests {
         return head
     }
 
+    @Test("a device-side effect comes with the hit, named by its rule, and counts against the rule's count")
+    func deviceEffectHit() throws {
+        let table = FaultTable()
+        try table.add(FaultRule(id: "slow-ack", effect: FaultEffect(device: DeviceFault(acknowledgementDelayMilliseconds: 500)), count: 1))
+        let hit = table.hit(for: head(), nowMilliseconds: 0)
+        #expect(hit?.answer == nil)
+        #expect(hit?.device == DeviceFault(ruleID: "slow-ack", acknowledgementDelayMilliseconds: 500))
+        #expect(table.hit(for: head(), nowMilliseconds: 1) == nil)
+        #expect(table.entries.first?.failed == 1)
+    }
+
     @Test("an empty table fails nothing; ids are made in order; a taken id is refused")
     func ids() throws {
         let table = FaultTable()
