@@ -101,6 +101,33 @@ struct DeviceFaultTests {
         }
     }
 
+    @Test("a reset ends a deviceOffline window: the device's hello is taken at once, and the held notification is gone")
+    func resetEndsOfflineWindow() async throws {
+        try await withHeraldServer(HeraldTestServer.Options.cleartextOnly) { server in
+            let credentials = try await server.server.store.addDevice(name: "Phone after a reset")
+            let token = try await server.server.store.registerToken(bundleID: Self.app, environment: .sandbox, deviceID: credentials.device.id)
+            try Self.add(#"{"id": "off", "deviceOffline": true, "forMs": 600000}"#, to: server)
+            let apnsID = try await server.withProviderClient(tls: false) { client in
+                try await Self.push("Held back", to: token.hex, with: client)
+            }
+            try await server.expectState(of: apnsID, is: .stored)
+            var configuration = DeviceLinkClient.Configuration(host: "127.0.0.1", port: Int(URL(string: server.deviceLinkURL)!.port!))
+            configuration.path = "/device-link"
+            let hello = DeviceLinkHello.device(id: credentials.device.id, secret: credentials.secret)
+            let refused = try await DeviceLinkClient.connect(configuration: configuration)
+            let error = await #expect(throws: DeviceLinkError.self) { try await refused.hello(hello) }
+            #expect(error?.code == .deviceOffline)
+
+            let result = try await server.reset()
+            #expect(result.discarded == 1 && result.faultsRemoved == 1)
+            // No clock advance: the window is over because of the reset.
+            let client = try await DeviceLinkClient.connect(configuration: configuration)
+            _ = try await client.hello(hello)
+            #expect(try await server.state(of: apnsID) == nil)
+            await client.close()
+        }
+    }
+
     @Test("ackDelayMs: the device's ack is held, the notification stays sent, then it is delivered")
     func acknowledgementDelay() async throws {
         try await withHeraldServer(HeraldTestServer.Options.cleartextOnly) { server in
