@@ -8,7 +8,8 @@ import HeraldUserNotifications
 
 extension HeraldTestServer {
     /// Adds a device that hosts the apps of `manifest`, connects it over the device link and returns once every app
-    /// is registered (or fails after `timeout`).
+    /// is registered (or fails after `timeout`: 30 s by default, as a test suite that starts dozens of servers at once
+    /// on a busy 2-core machine has been seen to need more than 10).
     ///
     /// - Parameters:
     ///   - code: Swift code for manifest entries that name it (service and content extensions, app delegates).
@@ -17,7 +18,7 @@ extension HeraldTestServer {
         manifest: DeviceManifest,
         code: InProcessCode = InProcessCode(),
         clock: any NotificationClock = SystemNotificationClock(),
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(30)
     ) async throws -> TestDevice {
         let credentials = try await server.store.addDevice(name: manifest.name)
         let simulated = try await SimulatedDevice(manifest: manifest, clock: clock, code: code)
@@ -44,7 +45,7 @@ extension HeraldTestServer {
     public func addDevice(
         named name: String = "Test iPhone",
         apps bundleIDs: [String],
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(30)
     ) async throws -> TestDevice {
         let environment = server.configuration.gateway.environment
         let manifest = DeviceManifest(name: name, apps: bundleIDs.map { AppManifest(bundleID: $0, environment: environment) })
