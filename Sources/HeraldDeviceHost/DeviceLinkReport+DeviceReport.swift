@@ -13,7 +13,8 @@ extension IncomingNotification {
             pushType: notification.pushType,
             priority: notification.priority,
             payload: notification.payload,
-            acceptedAtMilliseconds: notification.acceptedAtMilliseconds
+            acceptedAtMilliseconds: notification.acceptedAtMilliseconds,
+            token: notification.token
         )
     }
 }

@@ -35,6 +35,14 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let unknownEvent = Self(rawValue: "unknown-event")
     /// The message is larger than the server accepts (64 KiB by default); it was dropped.
     public static let frameTooLarge = Self(rawValue: "frame-too-large")
+    /// An `activity-token`'s `kind` is neither `activity` nor `push-to-start`.
+    public static let invalidKind = Self(rawValue: "invalid-kind")
+    /// An activity token is not 16 to 200 hex digits (an even number).
+    public static let invalidToken = Self(rawValue: "invalid-token")
+    /// An activity token is already registered for another device, app or kind, or was retired.
+    public static let tokenTaken = Self(rawValue: "token-taken")
+    /// The device already holds ``DeviceLinkClientMessage/maximumActivityTokens`` active activity tokens.
+    public static let tooManyTokens = Self(rawValue: "too-many-tokens")
     /// The server failed (e.g. its store); the request may be retried.
     public static let `internal` = Self(rawValue: "internal")
 

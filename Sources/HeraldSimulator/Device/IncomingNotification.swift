@@ -20,6 +20,9 @@ public struct IncomingNotification: Sendable, Hashable {
     /// With the `apns-id` it names one accepted notification: the device shows it at most once, however often it is
     /// resent, while a provider that sends again under an `apns-id` it used before sends a new notification.
     public var acceptedAtMilliseconds: Int64?
+    /// The token it was sent to, when known: a `liveactivity` push's token says which activity (or which type's
+    /// push-to-start) it addresses.
+    public var token: DeviceToken?
 
     /// Creates an incoming notification.
     public init(
@@ -29,8 +32,10 @@ public struct IncomingNotification: Sendable, Hashable {
         pushType: PushType = .alert,
         priority: APNSPriority = .immediate,
         payload: [UInt8],
-        acceptedAtMilliseconds: Int64? = nil
+        acceptedAtMilliseconds: Int64? = nil,
+        token: DeviceToken? = nil
     ) {
+        self.token = token
         self.apnsID = apnsID
         self.bundleID = bundleID
         self.collapseID = collapseID
@@ -54,7 +59,8 @@ public struct IncomingNotification: Sendable, Hashable {
             pushType: accepted.pushType,
             priority: accepted.priority,
             payload: accepted.payload,
-            acceptedAtMilliseconds: accepted.acceptedAtMilliseconds
+            acceptedAtMilliseconds: accepted.acceptedAtMilliseconds,
+            token: accepted.token
         )
     }
 
