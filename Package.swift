@@ -153,7 +153,7 @@ let package = Package(
         .target(name: "HeraldActivityKit", dependencies: ["HeraldUserNotifications"]),
         // A simulated device: apps from a manifest, each on its own device runtime. No NIO; the
         // device-link transport is attached on top.
-        .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications"]),
+        .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications", "HeraldActivityKit"]),
         // A simulated device on the device link: hello, registration, receive → ack → report, reconnection.
         .target(name: "HeraldDeviceHost", dependencies: ["HeraldCore", "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications"]),
         // The wiring of `herald serve`: store, delivery engine, gateway, device link, inspection API and the console's

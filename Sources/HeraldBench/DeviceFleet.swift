@@ -98,7 +98,7 @@ struct DeviceFleet: Sendable {
                             device.client.acknowledge(notification.apnsID)
                         case .error:
                             ledger.linkError()
-                        case .welcome, .registered, .unregistered, .interact:
+                        case .welcome, .registered, .unregistered, .interact, .activityTokenRegistered, .activityTokenRetired:
                             break
                         }
                     }

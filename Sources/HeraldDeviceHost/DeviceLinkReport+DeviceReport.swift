@@ -14,7 +14,8 @@ extension IncomingNotification {
             priority: notification.priority,
             payload: notification.payload,
             acceptedAtMilliseconds: notification.acceptedAtMilliseconds,
-            extensionTimeout: notification.extensionTimeout
+            extensionTimeout: notification.extensionTimeout,
+            token: notification.token
         )
     }
 }

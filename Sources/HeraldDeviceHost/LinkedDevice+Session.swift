@@ -24,6 +24,7 @@ extension LinkedDevice {
                 state.withLock { $0.tokens[registration.bundleID] = registration.token }
                 onEvent(.registered(registration))
             }
+            await syncActivityTokens(client: client)
         } catch {
             _ = await client.close()
             throw error
@@ -57,6 +58,9 @@ extension LinkedDevice {
                         tasks.addTask {
                             for await notification in queue {
                                 let reports = await device.receive(IncomingNotification(notification))
+                                // New activity tokens are registered before the reports go out, so that a provider
+                                // that sees the push handled can push to them.
+                                if notification.pushType == .liveactivity { await self.syncActivityTokens(client: client) }
                                 for report in reports {
                                     if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
                                     onEvent(.report(report))
@@ -70,7 +74,7 @@ extension LinkedDevice {
                     tasks.addTask { await self.run(interaction, client: client, screens: screens) }
                 case .error(let error):
                     onEvent(.serverError(error))
-                case .welcome, .registered, .unregistered:
+                case .welcome, .registered, .unregistered, .activityTokenRegistered, .activityTokenRetired:
                     break
                 }
             }
@@ -83,6 +87,43 @@ extension LinkedDevice {
         }
         if Task.isCancelled { _ = await client.close() }
         return next
+    }
+
+    /// Registers the device's new Live Activity tokens and retires those that are gone (an activity dismissed, a
+    /// token rotated); a refusal is told as a server error and tried again at the next sync.
+    func syncActivityTokens(client: DeviceLinkClient) async {
+        let current = await device.activityTokens()
+        let registered = state.withLock { $0.activityTokens }
+        for token in current where registered[token.token] == nil {
+            do {
+                _ = try await client.registerActivityToken(
+                    token.token,
+                    kind: token.kind,
+                    activityType: token.activityType,
+                    bundleID: token.bundleID,
+                    environment: token.environment
+                )
+                state.withLock { $0.activityTokens[token.token] = token }
+            } catch let error as DeviceLinkError {
+                onEvent(.serverError(error))
+            } catch {
+                return
+            }
+        }
+        let live = Set(current.map(\.token))
+        for token in registered.keys where !live.contains(token) {
+            do {
+                _ = try await client.retireActivityToken(token)
+            } catch let error as DeviceLinkError where error.code != .notRegistered {
+                onEvent(.serverError(error))
+                continue
+            } catch let error as DeviceLinkError {
+                _ = error
+            } catch {
+                return
+            }
+            state.withLock { $0.activityTokens[token] = nil }
+        }
     }
 
     /// Sends reports on the open link (when there is one) and tells them as events; then a fresh screen.

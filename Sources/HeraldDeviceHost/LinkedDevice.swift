@@ -57,6 +57,11 @@ public final class LinkedDevice: Sendable {
         state.withLock { $0.tokens }
     }
 
+    /// The Live Activity tokens the server has registered for this device (push-to-start and activity tokens).
+    public var activityTokens: [SimulatedActivityToken] {
+        state.withLock { Array($0.activityTokens.values) }
+    }
+
     /// The device id the server knows it by, once it said `welcome`.
     public var deviceID: String? {
         state.withLock { $0.deviceID }
@@ -129,5 +134,6 @@ struct LinkState {
     var client: DeviceLinkClient?
     var screens: ScreenSender?
     var tokens: [String: DeviceToken] = [:]
+    var activityTokens: [DeviceToken: SimulatedActivityToken] = [:]
     var deviceID: String?
 }

@@ -193,7 +193,8 @@ final class ConsolePushes: ConsolePushService {
         case .badTopic: "the topic does not fit the push type (e.g. a voip push needs the .voip suffix)"
         case .missingDeviceToken: "there is no device token: give one, or choose a device and an app"
         case .badDeviceToken: "no app on this server has this device token (in this environment)"
-        case .deviceTokenNotForTopic: "the device token belongs to another app than the topic"
+        case .deviceTokenNotForTopic:
+            "the device token belongs to another app than the topic, or is of the wrong kind (liveactivity pushes go to activity and push-to-start tokens only)"
         case .unregistered: "the app was removed from the device: its token no longer works"
         default: "the gateway refuses it with \(reason.rawValue)"
         }

@@ -10,6 +10,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case unknownDeviceToken
         case unknownDevice
         case duplicateDeviceToken
+        case tooManyTokens
         case unknownSigningKey
         case duplicateSigningKey
         case unknownApp
@@ -44,6 +45,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let unknownDevice = StoreError(.unknownDevice)
     /// The device token is already registered.
     public static let duplicateDeviceToken = StoreError(.duplicateDeviceToken)
+    /// The device holds as many active Live Activity tokens as it may.
+    public static let tooManyTokens = StoreError(.tooManyTokens)
     /// No signing key has this key id.
     public static let unknownSigningKey = StoreError(.unknownSigningKey)
     /// A signing key with this key id already exists.
@@ -84,6 +87,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unknownDeviceToken: name = "unknown device token"
         case .unknownDevice: name = "unknown device"
         case .duplicateDeviceToken: name = "device token already registered"
+        case .tooManyTokens: name = "too many active activity tokens on the device"
         case .unknownSigningKey: name = "unknown signing key"
         case .duplicateSigningKey: name = "signing key already exists"
         case .unknownApp: name = "unknown app"

@@ -68,6 +68,40 @@ public final class DeviceLinkClient: Sendable {
         return unregistration
     }
 
+    /// Registers a Live Activity token the device's ActivityKit made; providers may push to it once this returns.
+    public func registerActivityToken(
+        _ token: DeviceToken,
+        kind: TokenKind,
+        activityType: String,
+        bundleID: String,
+        environment: APNSEnvironment
+    ) async throws -> DeviceLinkActivityTokenReply {
+        let reply = try await onLoop { handler in
+            handler.request {
+                .activityToken(
+                    DeviceLinkActivityToken(
+                        id: $0,
+                        bundleID: bundleID,
+                        environment: environment,
+                        kind: kind,
+                        activityType: activityType,
+                        token: token
+                    )
+                )
+            }
+        }
+        guard case .activityTokenRegistered(let answer) = reply else { throw DeviceLinkClientError.unexpectedReply }
+        return answer
+    }
+
+    /// Retires a Live Activity token (its activity ended and was dismissed, or it rotated): providers then get
+    /// `410 Unregistered`.
+    public func retireActivityToken(_ token: DeviceToken) async throws -> DeviceLinkActivityTokenReply {
+        let reply = try await onLoop { handler in handler.request { .retireActivityToken(id: $0, token: token) } }
+        guard case .activityTokenRetired(let answer) = reply else { throw DeviceLinkClientError.unexpectedReply }
+        return answer
+    }
+
     /// Acknowledges a notification; an error about it, if any, arrives on ``messages``.
     public func acknowledge(_ apnsID: NotificationID) {
         sendWithoutWaiting(.ack(apnsID: apnsID))

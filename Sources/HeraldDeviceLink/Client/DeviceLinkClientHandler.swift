@@ -164,6 +164,11 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
                 request.succeed(message)
                 return
             }
+        case .activityTokenRegistered(let reply), .activityTokenRetired(let reply):
+            if let id = reply.id, let request = pendingRequests.removeValue(forKey: id) {
+                request.succeed(message)
+                return
+            }
         case .error(let error):
             if let id = error.id, let request = pendingRequests.removeValue(forKey: id) {
                 request.fail(error)

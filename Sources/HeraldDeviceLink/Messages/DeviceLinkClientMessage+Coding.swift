@@ -30,6 +30,9 @@ extension DeviceLinkClientMessage {
                     error: try reader.optionalString("error", context: context)
                 )
             )
+        case "activity-token": self = .activityToken(try Self.activityToken(reader, context))
+        case "retire-activity-token":
+            self = .retireActivityToken(id: try reader.optionalString("id", context: context), token: try Self.activityTokenValue(reader, context))
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
@@ -76,6 +79,16 @@ extension DeviceLinkClientMessage {
             writer.member("type", "interacted")
             writer.member("id", result.id)
             if let error = result.error { writer.member("error", error) }
+        case .activityToken(let token):
+            writer.member("type", "activity-token")
+            Self.write(DeviceLinkAppRequest(id: token.id, bundleID: token.bundleID, environment: token.environment), into: &writer)
+            writer.member("kind", token.kind.rawValue)
+            writer.member("activityType", token.activityType)
+            writer.member("token", token.token.hex)
+        case .retireActivityToken(let id, let token):
+            writer.member("type", "retire-activity-token")
+            if let id { writer.member("id", id) }
+            writer.member("token", token.hex)
         }
         writer.endObject()
         return writer.bytes
@@ -106,7 +119,7 @@ extension DeviceLinkClientMessage {
         }
     }
 
-    private static func appRequest(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkAppRequest {
+    static func appRequest(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkAppRequest {
         let id = try reader.optionalString("id", context: context)
         let bundleID = try reader.string("bundleID", context: context)
         guard Topic.isWellFormed(bundleID) else {

@@ -20,6 +20,12 @@ public enum DeviceLinkClientMessage: Sendable, Hashable {
     case screen(json: [UInt8])
     /// `interacted`: the device ran the `interact` request with this `id` (no reply).
     case interacted(DeviceLinkInteractionResult)
+    /// `activity-token`: the device's ActivityKit has a Live Activity token (an activity's push token or a type's
+    /// push-to-start token) for providers to push to; the answer is `activity-token-registered`.
+    case activityToken(DeviceLinkActivityToken)
+    /// `retire-activity-token`: the token stopped (its activity ended and was dismissed, or it rotated); pushes to
+    /// it now get `410 Unregistered`. The answer is `activity-token-retired`.
+    case retireActivityToken(id: String?, token: DeviceToken)
 }
 
 /// The body of `interacted`: how an `interact` request went.

@@ -38,6 +38,14 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     /// A fault rule keeps the device offline (docs/faults.md): the server closes the link (WebSocket code 1013) and
     /// refuses the device's `hello` until the window ends; the error's `retryAfterMs` says when it may come back.
     public static let deviceOffline = Self(rawValue: "device-offline")
+    /// An `activity-token`'s `kind` is neither `activity` nor `push-to-start`.
+    public static let invalidKind = Self(rawValue: "invalid-kind")
+    /// An activity token is not 16 to 200 hex digits (an even number).
+    public static let invalidToken = Self(rawValue: "invalid-token")
+    /// An activity token is already registered for another device, app or kind, or was retired.
+    public static let tokenTaken = Self(rawValue: "token-taken")
+    /// The device already holds ``DeviceLinkClientMessage/maximumActivityTokens`` active activity tokens.
+    public static let tooManyTokens = Self(rawValue: "too-many-tokens")
     /// The server failed (e.g. its store); the request may be retried.
     public static let `internal` = Self(rawValue: "internal")
 

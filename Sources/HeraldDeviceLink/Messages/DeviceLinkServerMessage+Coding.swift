@@ -53,6 +53,22 @@ extension DeviceLinkServerMessage {
             )
         case "interact":
             self = .interact(try DeviceLinkInteraction(reading: reader, id: try reader.string("id", context: context), context: context))
+        case "activity-token-registered":
+            self = .activityTokenRegistered(
+                DeviceLinkActivityTokenReply(
+                    id: try reader.optionalString("id", context: context),
+                    token: try Self.token(reader, context),
+                    isNew: try reader.bool("new", context: context)
+                )
+            )
+        case "activity-token-retired":
+            self = .activityTokenRetired(
+                DeviceLinkActivityTokenReply(
+                    id: try reader.optionalString("id", context: context),
+                    token: try Self.token(reader, context),
+                    retiredAtMilliseconds: try reader.integer("at", context: context)
+                )
+            )
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
@@ -123,6 +139,20 @@ extension DeviceLinkServerMessage {
             if let action = interaction.action { writer.member("action", action) }
             if let text = interaction.text { writer.member("text", text) }
             if let state = interaction.state { writer.member("state", state) }
+        case .activityTokenRegistered(let reply):
+            writer = JSONTextWriter()
+            writer.beginObject()
+            writer.member("type", "activity-token-registered")
+            writer.member("id", reply.id)
+            writer.member("token", reply.token.hex)
+            writer.member("new", reply.isNew)
+        case .activityTokenRetired(let reply):
+            writer = JSONTextWriter()
+            writer.beginObject()
+            writer.member("type", "activity-token-retired")
+            writer.member("id", reply.id)
+            writer.member("token", reply.token.hex)
+            writer.member("at", reply.retiredAtMilliseconds ?? 0)
         }
         writer.endObject()
         return writer.bytes

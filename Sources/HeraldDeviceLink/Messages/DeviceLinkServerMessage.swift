@@ -17,6 +17,10 @@ public enum DeviceLinkServerMessage: Sendable, Hashable {
     /// `interact`: the console asks the device to do what a user would (tap, choose an action, …); the device
     /// answers with `interacted` carrying the same `id`.
     case interact(DeviceLinkInteraction)
+    /// `activity-token-registered`: the answer to `activity-token`; providers may push to the token.
+    case activityTokenRegistered(DeviceLinkActivityTokenReply)
+    /// `activity-token-retired`: the answer to `retire-activity-token`; pushes to the token get `410 Unregistered`.
+    case activityTokenRetired(DeviceLinkActivityTokenReply)
 }
 
 /// The body of `interact`: one user interaction for the device to run.

@@ -88,6 +88,13 @@ public struct ProviderRequestRules: Sendable {
             return .failure(Rejection(reason: .badDeviceToken))
         }
         guard record.bundleID == bundleID else { return .failure(Rejection(reason: .deviceTokenNotForTopic)) }
+        // A token's kind names the topic it serves (docs/provider-api.md, "Live Activity tokens"): an activity or
+        // push-to-start token takes `<bundle>.push-type.liveactivity` pushes only, a device token every other type.
+        // Apple's answer to a mismatch is `DeviceTokenNotForTopic`, "the device token doesn't match the specified
+        // topic" (spec §A.2, §A.7).
+        guard record.kind.isActivityKind == (pushType == .liveactivity) else {
+            return .failure(Rejection(reason: .deviceTokenNotForTopic))
+        }
         if let unregistered = record.unregisteredAtMilliseconds {
             return .failure(Rejection(reason: .unregistered, timestamp: unregistered))
         }

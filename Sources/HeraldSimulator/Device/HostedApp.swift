@@ -1,4 +1,5 @@
 import Foundation
+import HeraldActivityKit
 import HeraldUserNotifications
 
 import struct HeraldCore.DeviceToken
@@ -11,6 +12,8 @@ struct HostedApp: Sendable {
     let runtime: DeviceRuntime
     let deviceToken: DeviceToken
     let extensionRuns: ExtensionRunLog
+    /// The app's Live Activities, when its manifest declares types of activity.
+    let activities: ActivityCenter?
     /// The `apns-id` behind each delivered request identifier.
     var apnsIDs: [String: NotificationID] = [:]
     /// The background push the budget holds until the user opens the app (a newer one replaces it), so that
@@ -98,6 +101,27 @@ struct HostedApp: Sendable {
         self.runtime = runtime
         self.deviceToken = token
         self.extensionRuns = runs
+        self.activities = manifest.activities.isEmpty ? nil : Self.activityCenter(manifest.activities, clock: clock)
+    }
+
+    /// A center with the manifest's types registered (each gets its push-to-start token).
+    private static func activityCenter(_ types: [ActivityTypeManifest], clock: any NotificationClock) -> ActivityCenter {
+        let center = ActivityCenter(clock: clock)
+        for type in types {
+            let attributes = type.attributes
+            let contentState = type.contentState
+            center.register(
+                typeName: type.name,
+                decodesAttributes: { hasMembers($0, attributes) },
+                decodesContentState: { hasMembers($0, contentState) }
+            )
+        }
+        return center
+    }
+
+    private static func hasMembers(_ json: Data, _ names: [String]) -> Bool {
+        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return false }
+        return names.allSatisfy { object[$0] != nil }
     }
 
     /// Moves the app to `state` the way a user and the system would: launching it first when it

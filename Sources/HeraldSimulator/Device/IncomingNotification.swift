@@ -23,6 +23,9 @@ public struct IncomingNotification: Sendable, Hashable {
     /// A fault rule's `extensionTimeout` (docs/faults.md): the app's notification service extension, if it runs,
     /// runs out of its time budget at once.
     public var extensionTimeout: Bool
+    /// The token it was sent to, when known: a `liveactivity` push's token says which activity (or which type's
+    /// push-to-start) it addresses.
+    public var token: DeviceToken?
 
     /// Creates an incoming notification.
     public init(
@@ -33,8 +36,10 @@ public struct IncomingNotification: Sendable, Hashable {
         priority: APNSPriority = .immediate,
         payload: [UInt8],
         acceptedAtMilliseconds: Int64? = nil,
-        extensionTimeout: Bool = false
+        extensionTimeout: Bool = false,
+        token: DeviceToken? = nil
     ) {
+        self.token = token
         self.apnsID = apnsID
         self.bundleID = bundleID
         self.collapseID = collapseID
@@ -59,7 +64,8 @@ public struct IncomingNotification: Sendable, Hashable {
             pushType: accepted.pushType,
             priority: accepted.priority,
             payload: accepted.payload,
-            acceptedAtMilliseconds: accepted.acceptedAtMilliseconds
+            acceptedAtMilliseconds: accepted.acceptedAtMilliseconds,
+            token: accepted.token
         )
     }
 

@@ -87,6 +87,9 @@ public actor SimulatedDevice {
         guard let app = apps[notification.bundleID] else {
             return drop(.unknownApp, "no app \(notification.bundleID) is installed on \(name)")
         }
+        if notification.pushType == .liveactivity, let center = app.activities {
+            return receiveActivityPush(notification, center: center, identifier: identifier)
+        }
         guard IncomingNotification.handledPushTypes.contains(notification.pushType) else {
             return drop(.unsupportedPushType, "\(notification.pushType) pushes go to a framework the simulator does not model")
         }

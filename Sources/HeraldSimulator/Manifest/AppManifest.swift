@@ -34,6 +34,8 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var serviceExtension: ServiceExtensionManifest?
     /// The notification content extensions.
     public var contentExtensions: [ContentExtensionManifest]
+    /// The app's types of Live Activity; an app with none drops `liveactivity` pushes (`unsupportedPushType`).
+    public var activities: [ActivityTypeManifest]
 
     /// Creates an app with the documented defaults.
     public init(
@@ -49,8 +51,10 @@ public struct AppManifest: Sendable, Hashable, Codable {
         localizedStrings: [String: String] = [:],
         backgroundPushBudget: BackgroundPushBudget = AppManifest.defaultBackgroundPushBudget,
         serviceExtension: ServiceExtensionManifest? = nil,
-        contentExtensions: [ContentExtensionManifest] = []
+        contentExtensions: [ContentExtensionManifest] = [],
+        activities: [ActivityTypeManifest] = []
     ) {
+        self.activities = activities
         self.bundleID = bundleID
         self.name = name ?? Self.defaultName(for: bundleID)
         self.environment = environment
@@ -82,7 +86,7 @@ public struct AppManifest: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bundleID, name, environment, deviceToken, authorization, state, backgroundModes, categories, delegate
-        case localizedStrings, backgroundPushBudget, serviceExtension, contentExtensions
+        case localizedStrings, backgroundPushBudget, serviceExtension, contentExtensions, activities
     }
 
     private enum BudgetKeys: String, CodingKey, CaseIterable {
@@ -126,6 +130,7 @@ public struct AppManifest: Sendable, Hashable, Codable {
         }
         serviceExtension = try container.decodeIfPresent(ServiceExtensionManifest.self, forKey: .serviceExtension)
         contentExtensions = try container.decode(.contentExtensions, or: [])
+        activities = try container.decode(.activities, or: [])
         var seen: Set<String> = []
         for (index, category) in categories.enumerated() where !seen.insert(category.identifier).inserted {
             throw ManifestError(
@@ -154,6 +159,7 @@ public struct AppManifest: Sendable, Hashable, Codable {
         try container.encode(backgroundPushBudget, forKey: .backgroundPushBudget)
         try container.encodeIfPresent(serviceExtension, forKey: .serviceExtension)
         try container.encode(contentExtensions, forKey: .contentExtensions)
+        try container.encode(activities, forKey: .activities)
     }
 }
 

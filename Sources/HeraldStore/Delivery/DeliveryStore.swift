@@ -58,4 +58,11 @@ public protocol DeviceRegistry: Sendable {
     /// ``StoreError/unknownDeviceToken``. Later pushes to it get `410 Unregistered` with this time.
     @discardableResult
     func unregister(_ token: DeviceToken, atMilliseconds: Int64) async throws -> TokenRecord
+
+    /// Registers a Live Activity token the device reports; at most `limit` active ones per device.
+    ///
+    /// Idempotent for the same token, device, app and kind; a new push-to-start token of a type retires the old.
+    /// Fails with ``StoreError/duplicateDeviceToken`` when the token is registered to something else,
+    /// ``StoreError/tooManyTokens`` over the limit, ``StoreError/unknownDevice``.
+    func registerActivityToken(_ request: ActivityTokenRequest, limit: Int) async throws -> AppTokenRegistration
 }

@@ -1,6 +1,7 @@
 import HeraldCore
 
-/// A device token's registry entry: which app and environment it belongs to, and whether it is still active.
+/// A token's registry entry: which app and environment it belongs to, what it addresses, and whether it is still
+/// active.
 public struct TokenRecord: Hashable, Sendable {
     /// The token.
     public var token: DeviceToken
@@ -17,6 +18,10 @@ public struct TokenRecord: Hashable, Sendable {
     /// APNs answers `410 Unregistered` with this value as `timestamp` (spec §A.4), which is why an
     /// unregistered token stays in the registry instead of being deleted.
     public var unregisteredAtMilliseconds: Int64?
+    /// What the token addresses: the app (`device`), one Live Activity, or the start of a type of activity.
+    public var kind: TokenKind
+    /// For the activity kinds, the `ActivityAttributes` type name (`attributes-type`); `nil` for a device token.
+    public var activityType: String?
 
     /// Creates a registry entry.
     public init(
@@ -25,8 +30,12 @@ public struct TokenRecord: Hashable, Sendable {
         environment: APNSEnvironment,
         deviceID: String?,
         registeredAtMilliseconds: Int64,
-        unregisteredAtMilliseconds: Int64?
+        unregisteredAtMilliseconds: Int64?,
+        kind: TokenKind = .device,
+        activityType: String? = nil
     ) {
+        self.kind = kind
+        self.activityType = activityType
         self.token = token
         self.bundleID = bundleID
         self.environment = environment

@@ -37,6 +37,11 @@ enum SQLiteSchema {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v7") { db in
+            for statement in v7 {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 
@@ -315,5 +320,32 @@ enum SQLiteSchema {
         ) STRICT, WITHOUT ROWID
         """,
         "CREATE INDEX channel_by_app ON channel (bundle_id, environment)",
+    ]
+
+    /// v7: Live Activity tokens (docs/live-activities.md, "Tokens") in the token registry, with their kind.
+    ///
+    /// Why in `device_token` and not a table of their own: a push to any token is looked up, routed, stored
+    /// (`notification.token` references the row) and answered `410 Unregistered` the same way, and the registry
+    /// cache follows the same revision. Rows of v6 are `device` tokens. An app keeps one active device token per
+    /// device (the index is rebuilt for that kind only: a device holds many activity tokens of one app), and one
+    /// active push-to-start token per activity type.
+    private static let v7: [String] = [
+        """
+        ALTER TABLE device_token ADD COLUMN kind TEXT NOT NULL DEFAULT 'device'
+            CHECK (kind IN ('device', 'activity', 'push-to-start'))
+        """,
+        """
+        ALTER TABLE device_token ADD COLUMN activity_type TEXT
+            CHECK (activity_type IS NULL OR length(activity_type) BETWEEN 1 AND 255)
+        """,
+        "DROP INDEX device_token_active_per_app",
+        """
+        CREATE UNIQUE INDEX device_token_active_per_app ON device_token (device_id, bundle_id, environment)
+        WHERE unregistered_at IS NULL AND device_id IS NOT NULL AND kind = 'device'
+        """,
+        """
+        CREATE UNIQUE INDEX device_token_active_push_to_start ON device_token (device_id, bundle_id, environment, activity_type)
+        WHERE unregistered_at IS NULL AND device_id IS NOT NULL AND kind = 'push-to-start'
+        """,
     ]
 }

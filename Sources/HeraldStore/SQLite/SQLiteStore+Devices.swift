@@ -135,7 +135,7 @@ extension SQLiteStore {
             db,
             sql: """
                 SELECT \(tokenColumns) FROM device_token
-                WHERE device_id = ? AND bundle_id = ? AND environment = ? AND unregistered_at IS NULL
+                WHERE device_id = ? AND bundle_id = ? AND environment = ? AND unregistered_at IS NULL AND kind = 'device'
                 """,
             arguments: [deviceID, bundleID, environment.rawValue]
         ).map(cachedToken)

@@ -2,7 +2,7 @@ import GRDB
 import HeraldCore
 
 extension SQLiteStore {
-    static let tokenColumns = "token, bundle_id, environment, device_id, registered_at, unregistered_at, revision"
+    static let tokenColumns = "token, bundle_id, environment, device_id, registered_at, unregistered_at, revision, kind, activity_type"
     static let signingKeyColumns = "key_id, team_id, environment, topics, public_key_pem, created_at"
 
     /// Brings the token and key caches up to the file's registry revision, and optionally reads one token
@@ -105,7 +105,9 @@ extension SQLiteStore {
             environment: environment,
             deviceID: try row.decode(forColumn: "device_id"),
             registeredAtMilliseconds: try row.decode(forColumn: "registered_at"),
-            unregisteredAtMilliseconds: try row.decode(forColumn: "unregistered_at")
+            unregisteredAtMilliseconds: try row.decode(forColumn: "unregistered_at"),
+            kind: TokenKind(rawValue: try row.decode(forColumn: "kind")),
+            activityType: try row.decode(forColumn: "activity_type")
         )
         return RegistryCache.CachedToken(record: record, revision: try row.decode(forColumn: "revision"))
     }

@@ -22,6 +22,8 @@ enum InspectionJSON {
             writer.member("environment", token.environment.rawValue)
             writer.member("registeredAt", token.registeredAtMilliseconds)
             writer.member("unregisteredAt", token.unregisteredAtMilliseconds)
+            writer.member("kind", token.kind.rawValue)
+            writer.member("activityType", token.activityType)
             writer.endObject()
         }
         writer.endArray()

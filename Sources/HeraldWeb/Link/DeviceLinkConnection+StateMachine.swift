@@ -37,6 +37,10 @@ extension DeviceLinkConnection {
             case register(DeviceLinkAppRequest, deviceID: String)
             /// Unregister the app's active token, then call `unregistered`.
             case unregister(DeviceLinkAppRequest, deviceID: String)
+            /// Register a Live Activity token the device reported, then call `activityTokenRegistered`.
+            case registerActivityToken(DeviceLinkActivityToken, deviceID: String)
+            /// Retire one of the device's Live Activity tokens, then call `activityTokenRetired`.
+            case retireActivityToken(id: String?, token: DeviceToken, deviceID: String)
             /// Tell the engine the device is connected with these active tokens.
             case openSession(deviceID: String, tokens: [DeviceToken])
             /// Tell the engine an app on this connection has this token.
@@ -119,6 +123,22 @@ extension DeviceLinkConnection {
             ] + finishRequest()
         }
 
+        /// A Live Activity token was registered (or already was).
+        mutating func activityTokenRegistered(_ reply: DeviceLinkActivityTokenReply) -> [Action] {
+            guard case .authenticated = state else { return finishRequest() }
+            // As for `registered`: the device learns the answer before the engine may send anything to the token.
+            return [.send(.activityTokenRegistered(reply)), .tokenRegistered(reply.token)] + finishRequest()
+        }
+
+        /// A Live Activity token was retired.
+        mutating func activityTokenRetired(_ reply: DeviceLinkActivityTokenReply) -> [Action] {
+            guard case .authenticated = state else { return finishRequest() }
+            return [
+                .tokenUnregistered(reply.token, atMilliseconds: reply.retiredAtMilliseconds ?? 0),
+                .send(.activityTokenRetired(reply)),
+            ] + finishRequest()
+        }
+
         /// A store request failed; the device gets the error and may retry.
         mutating func requestFailed(_ error: DeviceLinkError) -> [Action] {
             if state == .authenticating { state = .awaitingHello }
@@ -187,6 +207,12 @@ extension DeviceLinkConnection {
             case (.authenticated(let deviceID), .unregister(let request)):
                 isBusy = true
                 return [.unregister(request, deviceID: deviceID)]
+            case (.authenticated(let deviceID), .activityToken(let token)):
+                isBusy = true
+                return [.registerActivityToken(token, deviceID: deviceID)]
+            case (.authenticated(let deviceID), .retireActivityToken(let id, let token)):
+                isBusy = true
+                return [.retireActivityToken(id: id, token: token, deviceID: deviceID)]
             case (.authenticated, .ack(let apnsID)):
                 return [.acknowledge(apnsID)]
             case (.authenticated, .report(let report)):
@@ -207,6 +233,8 @@ extension DeviceLinkConnection {
             case .ack(let apnsID): error.apnsID = apnsID.text
             case .report(let report): error.apnsID = report.apnsID.text
             case .interacted(let result): error.id = result.id
+            case .activityToken(let token): error.id = token.id
+            case .retireActivityToken(let id, _): error.id = id
             case .hello, .screen: break
             }
             return error

@@ -12,6 +12,8 @@ extension DeviceLinkConnection {
         case heldOffline(DeviceLinkError)
         case registered(DeviceLinkRegistration)
         case unregistered(DeviceLinkUnregistration)
+        case activityTokenRegistered(DeviceLinkActivityTokenReply)
+        case activityTokenRetired(DeviceLinkActivityTokenReply)
         case failed(DeviceLinkError)
     }
 
@@ -102,6 +104,48 @@ extension DeviceLinkConnection {
             )
         } catch {
             return .failed(internalError(error, while: "unregistering the app", id: request.id, services: services))
+        }
+    }
+
+    /// Registers a Live Activity token the device reported (docs/device-link.md, "activity-token").
+    static func registerActivityToken(_ token: DeviceLinkActivityToken, deviceID: String, services: DeviceLinkServices) async -> StoreOutcome {
+        let request = ActivityTokenRequest(
+            deviceID: deviceID,
+            bundleID: token.bundleID,
+            environment: token.environment,
+            kind: token.kind,
+            token: token.token,
+            activityType: token.activityType
+        )
+        do {
+            let registration = try await services.registry.registerActivityToken(request, limit: DeviceLinkClientMessage.maximumActivityTokens)
+            return .activityTokenRegistered(DeviceLinkActivityTokenReply(id: token.id, token: token.token, isNew: registration.isNew))
+        } catch let error as StoreError where error == .duplicateDeviceToken {
+            return .failed(
+                DeviceLinkError(code: .tokenTaken, message: "the token is registered to another device, app or kind, or was retired", id: token.id)
+            )
+        } catch let error as StoreError where error == .tooManyTokens {
+            let limit = DeviceLinkClientMessage.maximumActivityTokens
+            return .failed(DeviceLinkError(code: .tooManyTokens, message: "the device already has \(limit) active activity tokens", id: token.id))
+        } catch {
+            return .failed(internalError(error, while: "registering the activity token", id: token.id, services: services))
+        }
+    }
+
+    /// Retires one of the device's Live Activity tokens at the current time.
+    static func retireActivityToken(id: String?, token: DeviceToken, deviceID: String, services: DeviceLinkServices) async -> StoreOutcome {
+        do {
+            let record = try await services.registry.tokens(deviceID: deviceID).first { $0.token == token }
+            guard let record, record.kind.isActivityKind, record.isActive else {
+                return .failed(DeviceLinkError(code: .notRegistered, message: "the device has no active activity token \(token.hex)", id: id))
+            }
+            let now = services.clock.nowMilliseconds()
+            let retired = try await services.registry.unregister(token, atMilliseconds: now)
+            return .activityTokenRetired(
+                DeviceLinkActivityTokenReply(id: id, token: token, retiredAtMilliseconds: retired.unregisteredAtMilliseconds ?? now)
+            )
+        } catch {
+            return .failed(internalError(error, while: "retiring the activity token", id: id, services: services))
         }
     }
 

@@ -145,6 +145,12 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             case .unregister(let request, let deviceID):
                 let services = self.services
                 startStoreRequest(context: context) { await Self.unregister(request, deviceID: deviceID, services: services) }
+            case .registerActivityToken(let token, let deviceID):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.registerActivityToken(token, deviceID: deviceID, services: services) }
+            case .retireActivityToken(let id, let token, let deviceID):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.retireActivityToken(id: id, token: token, deviceID: deviceID, services: services) }
             case .openSession(let deviceID, let tokens):
                 openSession(deviceID: deviceID, tokens: tokens, context: context)
             case .tokenRegistered(let token):
@@ -205,6 +211,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         case .heldOffline(let error): machine.heldOffline(error)
         case .registered(let registration): machine.registered(registration)
         case .unregistered(let unregistration): machine.unregistered(unregistration)
+        case .activityTokenRegistered(let reply): machine.activityTokenRegistered(reply)
+        case .activityTokenRetired(let reply): machine.activityTokenRetired(reply)
         case .failed(let error): machine.requestFailed(error)
         }
     }

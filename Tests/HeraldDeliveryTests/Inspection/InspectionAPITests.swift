@@ -108,7 +108,10 @@ struct InspectionAPITests {
         #expect(try document.problems(good, against: schema).isEmpty)
         let missing: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "screenAt": 5, "tokens": []]]]
         #expect(try document.problems(missing, against: schema) == ["$.devices[0].online is missing"])
-        let token: [String: Any] = ["token": "t", "bundleID": "b", "environment": "staging", "registeredAt": true, "unregisteredAt": NSNull()]
+        let token: [String: Any] = [
+            "token": "t", "bundleID": "b", "environment": "staging", "registeredAt": true, "unregisteredAt": NSNull(),
+            "kind": "device", "activityType": NSNull(),
+        ]
         let wrong: [String: Any] = ["devices": [["id": "d", "name": "n", "createdAt": 1, "online": 1, "screenAt": 2, "tokens": [token]]]]
         // online (type), environment (enum), registeredAt (type), token (pattern).
         #expect(try document.problems(wrong, against: schema).count == 4)
@@ -155,6 +158,7 @@ struct InspectionAPITests {
             #expect(tokens[0]["unregisteredAt"] as? Int64 == fixture.clock.nowMilliseconds() - 1000)
             #expect(tokens[1]["unregisteredAt"] is NSNull)
             #expect(tokens[0]["environment"] as? String == "production")
+            #expect(tokens.map { $0["kind"] as? String } == ["device", "device"])
 
             let one = try #require(try await get(fixture, "/api/v1/devices/\(scenario.tablet.device.id)").object)
             #expect(one["name"] as? String == "tablet")

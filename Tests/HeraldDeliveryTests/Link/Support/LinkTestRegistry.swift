@@ -65,7 +65,27 @@ actor LinkTestRegistry: DeviceRegistry {
 
     func activeToken(deviceID: String, bundleID: String, environment: APNSEnvironment) async throws -> TokenRecord? {
         try check()
-        return tokenRecords.first { $0.deviceID == deviceID && $0.bundleID == bundleID && $0.environment == environment && $0.isActive }
+        return tokenRecords.first {
+            $0.deviceID == deviceID && $0.bundleID == bundleID && $0.environment == environment && $0.isActive && $0.kind == .device
+        }
+    }
+
+    func registerActivityToken(_ request: ActivityTokenRequest, limit: Int) async throws -> AppTokenRegistration {
+        try check()
+        guard deviceRecords.contains(where: { $0.id == request.deviceID }) else { throw StoreError.unknownDevice }
+        guard !tokenRecords.contains(where: { $0.token == request.token }) else { throw StoreError.duplicateDeviceToken }
+        let record = TokenRecord(
+            token: request.token,
+            bundleID: request.bundleID,
+            environment: request.environment,
+            deviceID: request.deviceID,
+            registeredAtMilliseconds: clock.nowMilliseconds(),
+            unregisteredAtMilliseconds: nil,
+            kind: request.kind,
+            activityType: request.activityType
+        )
+        tokenRecords.append(record)
+        return AppTokenRegistration(token: record, isNew: true)
     }
 
     func tokens(deviceID: String) async throws -> [TokenRecord] {

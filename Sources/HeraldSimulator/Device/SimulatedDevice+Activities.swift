@@ -1,0 +1,153 @@
+import Foundation
+import HeraldActivityKit
+import HeraldUserNotifications
+
+import enum HeraldCore.APNSEnvironment
+import struct HeraldCore.DeviceToken
+import struct HeraldCore.TokenKind
+
+/// A Live Activity token a device holds, as its host registers it with the server.
+public struct SimulatedActivityToken: Sendable, Hashable {
+    /// The app.
+    public var bundleID: String
+    /// The app's environment.
+    public var environment: APNSEnvironment
+    /// `activity` or `push-to-start`.
+    public var kind: TokenKind
+    /// The activity type's name.
+    public var activityType: String
+    /// The token.
+    public var token: DeviceToken
+}
+
+extension SimulatedDevice {
+    /// Every Live Activity token the device's apps hold now: each type's push-to-start token and the push token of
+    /// each activity still on screen (an ended activity keeps its token until it is dismissed).
+    ///
+    /// A host registers what is new and retires what is gone (docs/device-link.md, "activity-token").
+    public func activityTokens() -> [SimulatedActivityToken] {
+        var tokens: [SimulatedActivityToken] = []
+        for installed in installedApps {
+            guard let app = apps[installed.bundleID], let center = app.activities else { continue }
+            center.evaluate()
+            for type in app.manifest.activities {
+                guard let data = center.pushToStartToken(typeName: type.name), let token = DeviceToken(hex: Self.hex(data)) else { continue }
+                tokens.append(
+                    SimulatedActivityToken(
+                        bundleID: installed.bundleID,
+                        environment: installed.environment,
+                        kind: .pushToStart,
+                        activityType: type.name,
+                        token: token
+                    )
+                )
+            }
+            for activity in center.snapshots {
+                guard let hex = activity.pushToken, let token = DeviceToken(hex: hex) else { continue }
+                tokens.append(
+                    SimulatedActivityToken(
+                        bundleID: installed.bundleID,
+                        environment: installed.environment,
+                        kind: .activity,
+                        activityType: activity.typeName,
+                        token: token
+                    )
+                )
+            }
+        }
+        return tokens
+    }
+
+    /// The app's Live Activities as a console shows them (empty for an app without activity types).
+    public func activities(in bundleID: String) -> [ActivitySnapshot] {
+        apps[bundleID]?.activities?.snapshots ?? []
+    }
+
+    /// Hands a `liveactivity` push to the app's ActivityKit, addressed by the token it was sent to, and reports what
+    /// happened: `displayed` with what the activity now shows, or `dropped` with ActivityKit's reason.
+    func receiveActivityPush(_ notification: IncomingNotification, center: ActivityCenter, identifier: String) -> [DeviceReport] {
+        let app = apps[notification.bundleID]
+        let pushToStart = app?.manifest.activities.compactMap { center.pushToStartToken(typeName: $0.name) } ?? []
+        let tokenData = notification.token.map { Self.bytes($0.hex) } ?? Data()
+        let target: ActivityPushTarget = pushToStart.contains(tokenData) ? .pushToStartToken(tokenData) : .activityToken(tokenData)
+        let events = center.receive(payload: Data(notification.payload), target: target, priority: notification.priority.rawValue)
+        func report(_ event: DeviceReport.Event, _ detail: [String: JSONValue]) -> DeviceReport {
+            DeviceReport(
+                event: event,
+                bundleID: notification.bundleID,
+                apnsID: notification.apnsID,
+                notificationIdentifier: identifier,
+                date: clock.now,
+                detail: detail
+            )
+        }
+        let names = events.map(Self.eventName)
+        if case .dropped(let reason, let message)? = events.first(where: { if case .dropped = $0 { true } else { false } }) {
+            return [
+                report(
+                    .dropped,
+                    [
+                        "reason": .string(reason), "message": .string(message), "pushType": .string(notification.pushType.rawValue),
+                        "priority": .int(notification.priority.rawValue), "activityEvents": ReportDetail.strings(names),
+                    ]
+                )
+            ]
+        }
+        let ids = events.compactMap(Self.activityID)
+        let shown = center.snapshots.filter { ids.contains($0.id) }
+        var detail: [String: JSONValue] = [
+            "pushType": .string(notification.pushType.rawValue),
+            "priority": .int(notification.priority.rawValue),
+            "activityEvents": ReportDetail.strings(names),
+            "activities": .array(shown.map(Self.detail)),
+        ]
+        if case .updated(_, let alert?, _)? = events.first(where: { if case .updated = $0 { true } else { false } }) {
+            detail["alert"] = .object(["title": .string(alert.title), "body": .string(alert.body)])
+        }
+        // The activity left the screen at once (an `end` with a past dismissal date): nothing is displayed any more.
+        return [report(shown.isEmpty ? .removed : .displayed, detail)]
+    }
+
+    private static func detail(_ activity: ActivitySnapshot) -> JSONValue {
+        let contentState = (try? JSONSerialization.jsonObject(with: Data(activity.contentState.utf8))).flatMap { JSONValue(any: $0) }
+        return .object([
+            "id": .string(activity.id),
+            "type": .string(activity.typeName),
+            "state": .string(activity.state.rawValue),
+            "contentState": contentState ?? .string(activity.contentState),
+            "pushToken": activity.pushToken.map { .string($0) } ?? .null,
+        ])
+    }
+
+    private static func activityID(_ event: ActivityEvent) -> String? {
+        switch event {
+        case .started(let id, _, _), .updated(let id, _, _), .stateChanged(let id, _), .pushTokenChanged(let id, _): id
+        case .pushToStartTokenChanged, .dropped: nil
+        }
+    }
+
+    private static func eventName(_ event: ActivityEvent) -> String {
+        switch event {
+        case .started: "started"
+        case .updated(_, _, let throttled): throttled ? "updated-throttled" : "updated"
+        case .stateChanged(_, let state): "state-\(state.rawValue)"
+        case .pushTokenChanged: "push-token-changed"
+        case .pushToStartTokenChanged: "push-to-start-token-changed"
+        case .dropped(let reason, _): "dropped-\(reason)"
+        }
+    }
+
+    static func hex(_ data: Data) -> String {
+        data.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func bytes(_ hex: String) -> Data {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
+            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return Data(bytes)
+    }
+}
