@@ -64,20 +64,29 @@ struct DeviceFaultTests {
         }
     }
 
+    /// A device that never connected, a push to it that a `deviceOffline` rule of `forMs` applies to (stored), and
+    /// what the test needs to connect as the device over a raw link.
+    private static func offlineDevice(
+        _ server: HeraldTestServer,
+        named name: String,
+        forMs: Int
+    ) async throws -> (apnsID: String, link: DeviceLinkClient.Configuration, hello: DeviceLinkHello) {
+        let credentials = try await server.server.store.addDevice(name: name)
+        let token = try await server.server.store.registerToken(bundleID: Self.app, environment: .sandbox, deviceID: credentials.device.id)
+        try Self.add(#"{"id": "off", "deviceOffline": true, "forMs": \#(forMs)}"#, to: server)
+        let apnsID = try await server.withProviderClient(tls: false) { client in
+            try await Self.push("Later", to: token.hex, with: client)
+        }
+        try await server.expectState(of: apnsID, is: .stored)
+        var link = DeviceLinkClient.Configuration(host: "127.0.0.1", port: Int(URL(string: server.deviceLinkURL)!.port!))
+        link.path = "/device-link"
+        return (apnsID, link, DeviceLinkHello.device(id: credentials.device.id, secret: credentials.secret))
+    }
+
     @Test("deviceOffline for a device that is not connected: its hello is refused with device-offline until the window ends")
     func deviceOfflineRefusesHello() async throws {
         try await withHeraldServer(HeraldTestServer.Options.cleartextOnly) { server in
-            let credentials = try await server.server.store.addDevice(name: "Switched-off phone")
-            let token = try await server.server.store.registerToken(bundleID: Self.app, environment: .sandbox, deviceID: credentials.device.id)
-            try Self.add(#"{"id": "off", "deviceOffline": true, "forMs": 60000}"#, to: server)
-            let apnsID = try await server.withProviderClient(tls: false) { client in
-                try await Self.push("Later", to: token.hex, with: client)
-            }
-            try await server.expectState(of: apnsID, is: .stored)
-            var configuration = DeviceLinkClient.Configuration(host: "127.0.0.1", port: Int(URL(string: server.deviceLinkURL)!.port!))
-            configuration.path = "/device-link"
-            let hello = DeviceLinkHello.device(id: credentials.device.id, secret: credentials.secret)
-
+            let (apnsID, configuration, hello) = try await Self.offlineDevice(server, named: "Switched-off phone", forMs: 60_000)
             let refused = try await DeviceLinkClient.connect(configuration: configuration)
             let error = await #expect(throws: DeviceLinkError.self) { try await refused.hello(hello) }
             #expect(error?.code == .deviceOffline)
@@ -104,16 +113,7 @@ struct DeviceFaultTests {
     @Test("a reset ends a deviceOffline window: the device's hello is taken at once, and the held notification is gone")
     func resetEndsOfflineWindow() async throws {
         try await withHeraldServer(HeraldTestServer.Options.cleartextOnly) { server in
-            let credentials = try await server.server.store.addDevice(name: "Phone after a reset")
-            let token = try await server.server.store.registerToken(bundleID: Self.app, environment: .sandbox, deviceID: credentials.device.id)
-            try Self.add(#"{"id": "off", "deviceOffline": true, "forMs": 600000}"#, to: server)
-            let apnsID = try await server.withProviderClient(tls: false) { client in
-                try await Self.push("Held back", to: token.hex, with: client)
-            }
-            try await server.expectState(of: apnsID, is: .stored)
-            var configuration = DeviceLinkClient.Configuration(host: "127.0.0.1", port: Int(URL(string: server.deviceLinkURL)!.port!))
-            configuration.path = "/device-link"
-            let hello = DeviceLinkHello.device(id: credentials.device.id, secret: credentials.secret)
+            let (apnsID, configuration, hello) = try await Self.offlineDevice(server, named: "Phone after a reset", forMs: 600_000)
             let refused = try await DeviceLinkClient.connect(configuration: configuration)
             let error = await #expect(throws: DeviceLinkError.self) { try await refused.hello(hello) }
             #expect(error?.code == .deviceOffline)
