@@ -67,6 +67,14 @@ struct LiveActivityPushTests {
                 let started = try await device.expectReport(.displayed, for: try #require(start.apnsID))
                 #expect(Self.status(started) == "preparing")
                 let activityToken = try #require(try await Self.registeredToken(device, kind: .activity))
+                // The inspection API lists the device's tokens with their kinds.
+                let listed = try await ConsoleHTTP.get(server, "devices/\(device.id)")
+                let tokens = listed.object?["tokens"] as? [[String: Any]] ?? []
+                let kinds = Dictionary(tokens.map { ($0["token"] as? String ?? "", $0["kind"] as? String ?? "") }) { first, _ in first }
+                #expect(kinds[activityToken] == "activity")
+                #expect(kinds[pushToStart] == "push-to-start")
+                #expect(kinds[try device.token(for: Self.app)] == "device")
+                #expect(tokens.first { $0["token"] as? String == activityToken }?["activityType"] as? String == "DeliveryAttributes")
 
                 let update = try await Self.push(
                     #"{"event":"update","timestamp":\#(now + 1),"content-state":{"status":"on its way"}}"#,
