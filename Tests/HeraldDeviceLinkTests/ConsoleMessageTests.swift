@@ -5,24 +5,6 @@ import Testing
 
 @Suite("Device link: the console's frames (screen, interact, interacted)", .tier(.inProcess))
 struct ConsoleMessageTests {
-    private func decodingError(_ text: String) -> DeviceLinkError? {
-        do {
-            _ = try DeviceLinkClientMessage(frame: Array(text.utf8))
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    private func serverDecodingError(_ text: String) -> DeviceLinkError? {
-        do {
-            _ = try DeviceLinkServerMessage(frame: Array(text.utf8))
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test("screen and interacted survive a round trip; the screen's JSON is kept byte for byte")
     func clientRoundTrip() throws {
         let screen = #"{ "name" : "Phone \"1\"", "capturedAt": 1700000000.25, "apps": [{"bundleID": "a.b", "center": {}}] }"#

@@ -7,15 +7,6 @@ import Testing
 struct DeviceLinkActivityTokenFrameTests {
     static let token = DeviceToken(hex: String(repeating: "5f", count: 32))!
 
-    private func decodingError(_ text: String) -> DeviceLinkError? {
-        do {
-            _ = try DeviceLinkClientMessage(frame: Array(text.utf8))
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test("activity-token and retire-activity-token read as documented and survive a round trip; so do their answers")
     func documented() throws {
         let text =

@@ -11,15 +11,6 @@ struct DeviceLinkClientMessageTests {
         try DeviceLinkClientMessage(frame: Array(text.utf8))
     }
 
-    private func decodingError(_ text: String) -> DeviceLinkError? {
-        do {
-            _ = try decode(text)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test("every message survives a round trip through its frame")
     func roundTrip() throws {
         let messages: [DeviceLinkClientMessage] = [

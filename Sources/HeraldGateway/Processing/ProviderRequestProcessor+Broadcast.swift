@@ -20,13 +20,7 @@ extension ProviderRequestProcessor {
         uniqueID: String?
     ) -> ProviderDecision {
         let requestID = head.requestID.flatMap { NotificationID($0)?.text } ?? NotificationID.random().text
-        let recorder = self.metrics
-        let refusal = { @Sendable (reason: APNSReason) -> ProviderResponse in
-            recorder.recordRejected(reason)
-            var response = Self.channelFailure(reason, requestID: requestID)
-            response.uniqueID = uniqueID
-            return response
-        }
+        let refusal = refusal(requestID: requestID, uniqueID: uniqueID)
         func fail(_ reason: APNSReason) -> ProviderDecision { .respond(refusal(reason)) }
         guard head.method == "POST" else { return fail(.methodNotAllowed) }
         guard !head.hasDuplicates else { return fail(.duplicateHeaders) }

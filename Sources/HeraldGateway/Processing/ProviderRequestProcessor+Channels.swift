@@ -18,12 +18,7 @@ extension ProviderRequestProcessor {
         connection: inout ProviderConnectionState
     ) -> ProviderDecision {
         let requestID = head.requestID.flatMap { NotificationID($0)?.text } ?? NotificationID.random().text
-        // Every refusal is counted and carries the request's id, now or after the store's answer.
-        let recorder = self.metrics
-        let refusal = { @Sendable (reason: APNSReason) -> ProviderResponse in
-            recorder.recordRejected(reason)
-            return Self.channelFailure(reason, requestID: requestID)
-        }
+        let refusal = refusal(requestID: requestID)
         func fail(_ reason: APNSReason) -> ProviderDecision { .respond(refusal(reason)) }
         // 1. method, per path
         let allowed: Set<String> = if case .allChannels = target { ["GET"] } else { ["POST", "GET", "DELETE"] }
@@ -141,6 +136,18 @@ extension ProviderRequestProcessor {
     static func isWellFormedChannelID(_ text: String) -> Bool {
         guard (4...64).contains(text.utf8.count), let bytes = Data(base64Encoded: text) else { return false }
         return !bytes.isEmpty
+    }
+
+    /// How a channel or broadcast request is refused: counted, with the request's id (and the sandbox's unique id, for a
+    /// broadcast), now or after the store's answer.
+    func refusal(requestID: String, uniqueID: String? = nil) -> @Sendable (APNSReason) -> ProviderResponse {
+        let recorder = self.metrics
+        return { reason in
+            recorder.recordRejected(reason)
+            var response = Self.channelFailure(reason, requestID: requestID)
+            response.uniqueID = uniqueID
+            return response
+        }
     }
 
     static func channelSuccess(_ status: Int, requestID: String, body: [UInt8]? = nil) -> ProviderResponse {

@@ -92,8 +92,12 @@ final class ProviderRequestProcessor: Sendable {
         // so that the inspection API finds the notification by it (NotificationID.uniqueID).
         let uniqueID = environment == .sandbox ? notificationID.uniqueID.text : nil
         // Fault rules (docs/faults.md): with none in force, one atomic load.
-        let hit = services.faults.isEmpty ? nil : services.faults.hit(for: head, nowMilliseconds: services.clock.nowMilliseconds())
-        if let hit { services.faults.log.record(hit, apnsID: notificationID, atMilliseconds: services.clock.nowMilliseconds()) }
+        var hit: FaultTable.Hit?
+        if !services.faults.isEmpty {
+            let now = services.clock.nowMilliseconds()
+            hit = services.faults.hit(for: head, nowMilliseconds: now)
+            if let hit { services.faults.log.record(hit, apnsID: notificationID, atMilliseconds: now) }
+        }
         var result: ProviderDecision
         switch (hit?.connection, hit?.answer) {
         case (.reset?, _): result = .reset
