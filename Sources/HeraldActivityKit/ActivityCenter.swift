@@ -175,6 +175,14 @@ public final class ActivityCenter: Sendable {
         }
     }
 
+    /// The broadcast channels the live activities (active or stale) follow, each once, in start order.
+    public var subscribedChannels: [String] {
+        state.withLock { state in
+            var seen = Set<String>()
+            return state.order.compactMap { state.records[$0] }.filter(\.isLive).compactMap(\.channelID).filter { seen.insert($0).inserted }
+        }
+    }
+
     /// Records events and hands them to the streams that watch them (outside the lock).
     func publish(_ events: [ActivityEvent]) {
         guard !events.isEmpty else { return }

@@ -98,7 +98,8 @@ struct DeviceFleet: Sendable {
                             device.client.acknowledge(notification.apnsID)
                         case .error:
                             ledger.linkError()
-                        case .welcome, .registered, .unregistered, .interact, .activityTokenRegistered, .activityTokenRetired:
+                        case .welcome, .registered, .unregistered, .interact, .activityTokenRegistered, .activityTokenRetired,
+                            .channelSubscribed, .channelUnsubscribed, .broadcast:
                             break
                         }
                     }

@@ -48,6 +48,10 @@ extension DeviceOutput {
             enrolled(welcome, secret: secret)
         case .registered(let registration): registered(registration)
         case .notification(let notification): self.notification(notification)
+        case .broadcast(let broadcast): self.broadcast(broadcast)
+        case .channelSubscription(let subscription, let subscribed):
+            let what = subscribed ? "subscribed to" : "unsubscribed from"
+            status("\(subscription.bundleID) \(what) channel \(subscription.channelID)")
         case .report(let report): self.report(report)
         case .serverError(let error): status("server error \(error.code): \(error.message)")
         case .interacted(let interaction, let error):

@@ -47,6 +47,19 @@ struct DeviceOutput: Sendable {
         line(text: text, json: object)
     }
 
+    /// Prints a broadcast received on a channel the device's activities follow.
+    func broadcast(_ broadcast: DeviceLinkBroadcast) {
+        let payloadText = String(decoding: broadcast.payload, as: UTF8.self)
+        let payload = (try? JSONSerialization.jsonObject(with: Data(broadcast.payload))) ?? payloadText
+        let object: [String: Any] = [
+            "event": "broadcast", "requestID": broadcast.requestID, "bundleID": broadcast.bundleID, "channel": broadcast.channelID,
+            "priority": broadcast.priority, "payload": payload,
+        ]
+        var text = "broadcast \(broadcast.requestID) \(broadcast.bundleID) channel=\(broadcast.channelID) priority=\(broadcast.priority)"
+        if let aps = (payload as? [String: Any])?["aps"] as? [String: Any], let event = aps["event"] as? String { text += ": \(event)" }
+        line(text: text, json: object)
+    }
+
     /// What a person wants to know of a payload: the alert's words, the badge and sound, or that it is silent.
     static func summary(ofPayload payload: Any?) -> String {
         guard let payload = payload as? [String: Any], let aps = payload["aps"] as? [String: Any] else {

@@ -51,6 +51,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("storage-days"), help: "Days a notification without apns-expiration is kept for an offline device.")
     var storageDays = 30
 
+    @Option(
+        name: .customLong("broadcast-storage-hours"),
+        help: "Hours a channel with storage policy 1 keeps its latest broadcast, at most (Apple: 8)."
+    )
+    var broadcastStorageHours = 8
+
     @Option(name: .customLong("low-priority-window-ms"), help: "Milliseconds priority 5 and 1 notifications may be held to go out in bursts.")
     var lowPriorityWindowMilliseconds = 1000
 
@@ -137,6 +143,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard shutdownTimeout >= 1 else { throw CLIFailure("--shutdown-timeout must be at least 1") }
         guard retentionHours >= 0 else { throw CLIFailure("--retention-hours must not be negative") }
         guard (0...(1 << 40)).contains(maxStoreMB) else { throw CLIFailure("--max-store-mb must be between 0 and 2^40") }
+        guard (0...(24 * 30)).contains(broadcastStorageHours) else { throw CLIFailure("--broadcast-storage-hours must be between 0 and 720") }
+        guard (0...(24 * 30)).contains(broadcastStorageHours) else { throw CLIFailure("--broadcast-storage-hours must be between 0 and 720") }
         guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
         guard let generatedIDFormat = GeneratedIDFormat(rawValue: generatedAPNSID) else {
             throw CLIFailure("--generated-apns-id must be time-ordered or random, not \(generatedAPNSID)")
@@ -172,6 +180,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.delivery.offlineSlotsPerApp = offlineSlots
         configuration.delivery.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
         configuration.delivery.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
+        configuration.delivery.broadcastStorage = .seconds(Int64(broadcastStorageHours) * 3600)
         configuration.store.synchronous = synchronous == "normal" ? .normal : .full
         configuration.web = linkPort >= 0 ? makeWebConfiguration(apiToken: apiToken) : nil
         // The retention service also keeps the disk budget, so it is there even when retention by age is off.

@@ -25,6 +25,9 @@ extension LinkedDevice {
                 onEvent(.registered(registration))
             }
             await syncActivityTokens(client: client)
+            // Subscriptions end with their connection: every one is made again on this one.
+            state.withLock { $0.channelSubscriptions = [] }
+            await syncChannelSubscriptions(client: client)
         } catch {
             _ = await client.close()
             throw error
@@ -43,38 +46,53 @@ extension LinkedDevice {
             // One queue per app: its notifications run one at a time in arrival order and their reports go out in
             // that order (a `removed` report about an earlier notification never precedes that one's `displayed`);
             // apps do not wait for one another.
-            var queues: [String: AsyncStream<DeviceLinkNotification>.Continuation] = [:]
+            var queues: [String: AsyncStream<Incoming>.Continuation] = [:]
+            func enqueue(_ incoming: Incoming, for bundleID: String) {
+                if queues[bundleID] == nil {
+                    let (queue, input) = AsyncStream.makeStream(of: Incoming.self)
+                    queues[bundleID] = input
+                    tasks.addTask {
+                        for await incoming in queue {
+                            let reports: [HeraldSimulator.DeviceReport]
+                            switch incoming {
+                            case .notification(let notification):
+                                reports = await device.receive(IncomingNotification(notification))
+                                // New activity tokens are registered before the reports go out, so that a provider
+                                // that sees the push handled can push to them.
+                                if notification.pushType == .liveactivity { await self.syncActivities(client: client) }
+                            case .broadcast(let broadcast):
+                                reports = await device.receiveBroadcast(IncomingBroadcast(broadcast))
+                                await self.syncActivities(client: client)
+                            }
+                            for report in reports {
+                                // A broadcast's reports are told, not sent: they name no notification of the server.
+                                if case .notification = incoming, let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
+                                onEvent(.report(report))
+                            }
+                            screens.request()
+                        }
+                    }
+                }
+                queues[bundleID]?.yield(incoming)
+            }
             for await message in client.messages {
                 switch message {
+                case .broadcast(let broadcast):
+                    onEvent(.broadcast(broadcast))
+                    enqueue(.broadcast(broadcast), for: broadcast.bundleID)
                 case .notification(let notification):
                     // Acknowledged on receipt: the device has it. Duplicates (a resend after a reconnect: the same
                     // apns-id accepted at the same time) are acknowledged again and dropped by the device, never shown
                     // twice; a provider's reused apns-id is a new notification.
                     client.acknowledge(notification.apnsID)
                     if seen.insert(IncomingNotification(notification).deliveryKey) { onEvent(.notification(notification)) }
-                    if queues[notification.bundleID] == nil {
-                        let (queue, input) = AsyncStream.makeStream(of: DeviceLinkNotification.self)
-                        queues[notification.bundleID] = input
-                        tasks.addTask {
-                            for await notification in queue {
-                                let reports = await device.receive(IncomingNotification(notification))
-                                // New activity tokens are registered before the reports go out, so that a provider
-                                // that sees the push handled can push to them.
-                                if notification.pushType == .liveactivity { await self.syncActivityTokens(client: client) }
-                                for report in reports {
-                                    if let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
-                                    onEvent(.report(report))
-                                }
-                                screens.request()
-                            }
-                        }
-                    }
-                    queues[notification.bundleID]?.yield(notification)
+                    enqueue(.notification(notification), for: notification.bundleID)
                 case .interact(let interaction):
                     tasks.addTask { await self.run(interaction, client: client, screens: screens) }
                 case .error(let error):
                     onEvent(.serverError(error))
-                case .welcome, .registered, .unregistered, .activityTokenRegistered, .activityTokenRetired:
+                case .welcome, .registered, .unregistered, .activityTokenRegistered, .activityTokenRetired, .channelSubscribed,
+                    .channelUnsubscribed:
                     break
                 }
             }
@@ -87,6 +105,46 @@ extension LinkedDevice {
         }
         if Task.isCancelled { _ = await client.close() }
         return next
+    }
+
+    /// Brings the server up to date with the device's Live Activities: their tokens and their channels.
+    func syncActivities(client: DeviceLinkClient) async {
+        await syncActivityTokens(client: client)
+        await syncChannelSubscriptions(client: client)
+    }
+
+    /// Subscribes the channels the device's live activities follow and unsubscribes those none follows any more; a
+    /// refusal (`unknown-channel`) is told as a server error and tried again at the next sync.
+    func syncChannelSubscriptions(client: DeviceLinkClient) async {
+        let current = Set(await device.channelSubscriptions())
+        let subscribed = state.withLock { $0.channelSubscriptions }
+        for subscription in current.subtracting(subscribed) {
+            do {
+                _ = try await client.subscribeChannel(subscription.channelID, bundleID: subscription.bundleID, environment: subscription.environment)
+                state.withLock { _ = $0.channelSubscriptions.insert(subscription) }
+                onEvent(.channelSubscription(subscription, subscribed: true))
+            } catch let error as DeviceLinkError {
+                onEvent(.serverError(error))
+            } catch {
+                return
+            }
+        }
+        for subscription in subscribed.subtracting(current) {
+            do {
+                _ = try await client.unsubscribeChannel(
+                    subscription.channelID,
+                    bundleID: subscription.bundleID,
+                    environment: subscription.environment
+                )
+            } catch let error as DeviceLinkError {
+                onEvent(.serverError(error))
+                continue
+            } catch {
+                return
+            }
+            state.withLock { _ = $0.channelSubscriptions.remove(subscription) }
+            onEvent(.channelSubscription(subscription, subscribed: false))
+        }
     }
 
     /// Registers the device's new Live Activity tokens and retires those that are gone (an activity dismissed, a
@@ -184,6 +242,24 @@ extension LinkedDevice {
         default:
             throw InteractionRequestError("unknown interaction \"\(interaction.kind)\"")
         }
+    }
+}
+
+/// What one app's queue runs, in arrival order.
+enum Incoming: Sendable {
+    case notification(DeviceLinkNotification)
+    case broadcast(DeviceLinkBroadcast)
+}
+
+extension IncomingBroadcast {
+    init(_ broadcast: DeviceLinkBroadcast) {
+        self.init(
+            channelID: broadcast.channelID,
+            bundleID: broadcast.bundleID,
+            requestID: broadcast.requestID,
+            priority: broadcast.priority,
+            payload: broadcast.payload
+        )
     }
 }
 

@@ -62,6 +62,11 @@ public final class LinkedDevice: Sendable {
         state.withLock { Array($0.activityTokens.values) }
     }
 
+    /// The broadcast channels the current connection subscribes to.
+    public var channelSubscriptions: [SimulatedChannelSubscription] {
+        state.withLock { Array($0.channelSubscriptions) }
+    }
+
     /// The device id the server knows it by, once it said `welcome`.
     public var deviceID: String? {
         state.withLock { $0.deviceID }
@@ -118,6 +123,10 @@ public enum LinkedDeviceEvent: Sendable {
     case registered(DeviceLinkRegistration)
     /// A notification arrived for the first time (resends after a reconnect are acknowledged, not told again).
     case notification(DeviceLinkNotification)
+    /// A broadcast arrived on a channel the device's activities follow (its `displayed` or `dropped` report follows).
+    case broadcast(DeviceLinkBroadcast)
+    /// The server subscribed the device's app to a channel (`true`) or ended the subscription (`false`).
+    case channelSubscription(SimulatedChannelSubscription, subscribed: Bool)
     /// What the device did with a notification or an interaction (also sent on the link when it names one).
     case report(DeviceReport)
     /// The server sent an error frame.
@@ -135,5 +144,7 @@ struct LinkState {
     var screens: ScreenSender?
     var tokens: [String: DeviceToken] = [:]
     var activityTokens: [DeviceToken: SimulatedActivityToken] = [:]
+    /// The channels the current connection subscribes to (a subscription lasts as long as its connection).
+    var channelSubscriptions: Set<SimulatedChannelSubscription> = []
     var deviceID: String?
 }

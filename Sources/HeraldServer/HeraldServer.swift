@@ -25,6 +25,8 @@ public struct HeraldServer: Sendable {
     public let gateway: Gateway
     /// The fault rules in force on the provider API (docs/faults.md).
     public let faults: FaultTable
+    /// Which devices subscribe to which broadcast channels, and the fan-out of each broadcast (docs/broadcast.md).
+    public let channels: ChannelHub
     /// The device link and inspection API, unless the web port is disabled.
     public let web: WebServer?
     /// The development PKI, when TLS is on.
@@ -82,12 +84,18 @@ public struct HeraldServer: Sendable {
 
         let faults = FaultTable(log: FaultLog(onRecorded: { console.traceRecorded($0, event: "fault") }))
         for rule in configuration.faults { try faults.add(rule) }
-        let services = ProviderServices(
+        let channels = ChannelHub(onBroadcast: { message, sentTo in
+            logger.debug("broadcast", metadata: ["channel": "\(message.channelID)", "request_id": "\(message.requestID)", "sent_to": "\(sentTo)"])
+        })
+        var services = ProviderServices(
             store: store,
             clock: configuration.clock,
             onAccepted: { engine.accepted($0, sequence: $1, deviceFault: $2) },
             faults: faults
         )
+        services.onBroadcast = { channels.broadcast($0) }
+        services.onChannelDeleted = { channels.channelDeleted(ChannelKey(channelID: $0, bundleID: $1, environment: $2)) }
+        services.maximumBroadcastStorageSeconds = configuration.delivery.broadcastStorage.components.seconds
         let gateway = Gateway(configuration: gatewayConfiguration, services: services, metrics: GatewayMetrics(registry: metrics), logger: logger)
         let consolePushes = try ConsolePushes(
             store: store,
@@ -102,8 +110,15 @@ public struct HeraldServer: Sendable {
         self.web = configuration.web.map { webConfiguration in
             var routes = WebRoutes()
             ConsoleAPI(hub: console, pushes: consolePushes, configuration: configuration.console).addRoutes(to: &routes)
-            InspectionAPI(store: store, engine: engine, screens: console, extraTrace: { Self.faultTrace(faults.log, $0) })
-                .addRoutes(to: &routes)
+            InspectionAPI(
+                store: store,
+                engine: engine,
+                screens: console,
+                extraTrace: { Self.faultTrace(faults.log, $0) },
+                channels: channels,
+                clock: configuration.clock
+            )
+            .addRoutes(to: &routes)
             MetricsEndpoint(registry: metrics).addRoutes(to: &routes)
             FaultsAPI(faults: faults, clock: configuration.clock).addRoutes(to: &routes)
             ResetAPI(reset: { try await Self.reset(store: store, engine: engine, faults: faults, options: $0) }).addRoutes(to: &routes)
@@ -112,6 +127,8 @@ public struct HeraldServer: Sendable {
                 configuration: webConfiguration,
                 registry: store,
                 engine: engine,
+                channels: channels,
+                channelStore: store,
                 routes: routes,
                 metrics: metrics,
                 clock: configuration.clock,
@@ -133,6 +150,7 @@ public struct HeraldServer: Sendable {
         )
         self.configuration = configuration
         self.gateway = gateway
+        self.channels = channels
         self.faults = faults
         self.store = store
         self.engine = engine

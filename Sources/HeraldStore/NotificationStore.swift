@@ -79,6 +79,12 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
     /// The app's channels in that environment, oldest first.
     func channels(bundleID: String, environment: APNSEnvironment) async throws -> [ChannelRecord]
 
+    /// Keeps a channel's most recent broadcast until a time, or forgets it (`nil`); false when the channel is gone.
+    func keepChannelMessage(_ message: ChannelMessage, untilMilliseconds: Int64?) async throws -> Bool
+
+    /// Every channel of every app, oldest first, at most `limit`.
+    func allChannels(limit: Int) async throws -> [ChannelRecord]
+
     /// The registry entry of a token, or `nil` when Herald never issued it. Hot path: served from memory.
     func lookup(_ token: DeviceToken) throws -> TokenRecord?
 

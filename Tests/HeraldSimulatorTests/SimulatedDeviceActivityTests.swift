@@ -49,4 +49,52 @@ struct SimulatedDeviceActivityTests {
         let reports = await device.receive(Self.activityPush(#"{"event":"update","timestamp":1}"#, token: String(repeating: "ab", count: 32)))
         #expect(reports.first?.detail["reason"] == .string("unsupportedPushType"))
     }
+
+    @Test("an activity started with input-push-channel follows the channel: broadcasts update it once each, until it ends")
+    func channelBroadcasts() async throws {
+        let device = try await makeDevice(Self.manifest)
+        let channel = "Y2hhbm5lbC1vbmU="
+        #expect(await device.channelSubscriptions().isEmpty)
+        let start = try #require(await device.activityTokens().first)
+        let started = await device.receive(
+            Self.activityPush(
+                #"{"event":"start","timestamp":1700000000,"attributes-type":"DeliveryAttributes","attributes":{"orderNumber":7},"#
+                    + #""content-state":{"status":"preparing"},"alert":{"title":"Order","body":"Preparing"},"input-push-channel":"\#(channel)"}"#,
+                token: start.token.hex
+            )
+        )
+        #expect(started.map(\.event) == [.displayed])
+        let subscriptions = await device.channelSubscriptions()
+        #expect(subscriptions.map(\.channelID) == [channel])
+        #expect(subscriptions.first?.bundleID == "com.example.food")
+        // A channel activity has no push token of its own.
+        #expect(await device.activityTokens().allSatisfy { $0.kind == .pushToStart })
+
+        func broadcast(_ aps: String, requestID: String, channel: String = channel, bundle: String = "com.example.food") async -> [DeviceReport] {
+            await device.receiveBroadcast(
+                IncomingBroadcast(channelID: channel, bundleID: bundle, requestID: requestID, priority: 10, payload: Array(#"{"aps":\#(aps)}"#.utf8))
+            )
+        }
+        let update = #"{"event":"update","timestamp":1700000010,"content-state":{"status":"on its way"}}"#
+        let updated = await broadcast(update, requestID: "11111111-1111-4111-8111-111111111111")
+        #expect(updated.map(\.event) == [.displayed])
+        #expect(updated.first?.detail["channel"] == .string(channel))
+        #expect(await device.activities(in: "com.example.food").first?.contentState.contains("on its way") == true)
+        // The same request again (the kept message after a reconnect) is dropped.
+        let again = await broadcast(update, requestID: "11111111-1111-4111-8111-111111111111")
+        #expect(again.first?.detail["reason"] == .string("duplicate"))
+        // Another channel: no activity follows it.
+        let elsewhere = await broadcast(update, requestID: "22222222-2222-4222-8222-222222222222", channel: "b3RoZXI=")
+        #expect(elsewhere.first?.detail["reason"] == .string("no-activity"))
+        let unknownApp = await broadcast(update, requestID: "33333333-3333-4333-8333-333333333333", bundle: "com.example.none")
+        #expect(unknownApp.first?.detail["reason"] == .string("unknownApp"))
+
+        let ended = await broadcast(
+            #"{"event":"end","timestamp":1700000020,"content-state":{"status":"delivered"},"dismissal-date":1}"#,
+            requestID: "44444444-4444-4444-8444-444444444444"
+        )
+        #expect(ended.map(\.event) == [.removed])
+        #expect(await device.activities(in: "com.example.food").isEmpty)
+        #expect(await device.channelSubscriptions().isEmpty)
+    }
 }

@@ -25,7 +25,7 @@ struct SQLiteStoreActivityTokenTests {
             try SQLiteSchemaMigrationTests.makeFile(in: directory, migratedUpTo: "v6") { _ in }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied.last == "v7")
+                #expect(applied.contains("v7"))
                 let oldToken = try #require(DeviceToken(hex: SQLiteSchemaMigrationTests.newer))
                 let old = try #require(try store.lookup(oldToken))
                 #expect(old.kind == .device)

@@ -11,6 +11,9 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// How long priority 5 and 1 notifications may be held so that they go out in bursts (spec §A.10);
     /// `.zero` sends them at once like priority 10.
     public var lowPriorityBurstWindow: Duration = .seconds(1)
+    /// How long a channel with storage policy 1 keeps its most recent broadcast for devices that subscribe later, at
+    /// most (a broadcast's own `apns-expiration` may say less). Apple: "up to 8 hours" (docs/broadcast.md).
+    public var broadcastStorage: Duration = .seconds(8 * 3600)
 
     /// The default policy.
     public init() {}

@@ -102,6 +102,30 @@ public final class DeviceLinkClient: Sendable {
         return answer
     }
 
+    /// Subscribes the app's Live Activities to a broadcast channel: broadcasts on it arrive on ``messages`` (the
+    /// channel's kept message, if it has one, right after the answer). Fails with the server's error
+    /// (`unknown-channel`, `too-many-subscriptions`).
+    public func subscribeChannel(_ channelID: String, bundleID: String, environment: APNSEnvironment) async throws -> DeviceLinkChannelReply {
+        let reply = try await onLoop { handler in
+            handler.request {
+                .subscribeChannel(DeviceLinkChannelRequest(id: $0, bundleID: bundleID, environment: environment, channelID: channelID))
+            }
+        }
+        guard case .channelSubscribed(let answer) = reply else { throw DeviceLinkClientError.unexpectedReply }
+        return answer
+    }
+
+    /// Ends a subscription: no more broadcasts on the channel for this app.
+    public func unsubscribeChannel(_ channelID: String, bundleID: String, environment: APNSEnvironment) async throws -> DeviceLinkChannelReply {
+        let reply = try await onLoop { handler in
+            handler.request {
+                .unsubscribeChannel(DeviceLinkChannelRequest(id: $0, bundleID: bundleID, environment: environment, channelID: channelID))
+            }
+        }
+        guard case .channelUnsubscribed(let answer) = reply else { throw DeviceLinkClientError.unexpectedReply }
+        return answer
+    }
+
     /// Acknowledges a notification; an error about it, if any, arrives on ``messages``.
     public func acknowledge(_ apnsID: NotificationID) {
         sendWithoutWaiting(.ack(apnsID: apnsID))

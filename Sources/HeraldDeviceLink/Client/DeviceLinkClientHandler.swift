@@ -169,6 +169,11 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
                 request.succeed(message)
                 return
             }
+        case .channelSubscribed(let reply), .channelUnsubscribed(let reply):
+            if let id = reply.id, let request = pendingRequests.removeValue(forKey: id) {
+                request.succeed(message)
+                return
+            }
         case .error(let error):
             if let id = error.id, let request = pendingRequests.removeValue(forKey: id) {
                 request.fail(error)
@@ -179,7 +184,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
                 hello.fail(error)
                 return
             }
-        case .notification, .interact:
+        case .notification, .interact, .broadcast:
             break
         }
         messages.yield(message)

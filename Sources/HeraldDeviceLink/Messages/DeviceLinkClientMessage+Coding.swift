@@ -33,6 +33,8 @@ extension DeviceLinkClientMessage {
         case "activity-token": self = .activityToken(try Self.activityToken(reader, context))
         case "retire-activity-token":
             self = .retireActivityToken(id: try reader.optionalString("id", context: context), token: try Self.activityTokenValue(reader, context))
+        case "subscribe-channel": self = .subscribeChannel(try Self.channelRequest(reader, context))
+        case "unsubscribe-channel": self = .unsubscribeChannel(try Self.channelRequest(reader, context))
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
@@ -89,6 +91,10 @@ extension DeviceLinkClientMessage {
             writer.member("type", "retire-activity-token")
             if let id { writer.member("id", id) }
             writer.member("token", token.hex)
+        case .subscribeChannel(let request):
+            Self.write(request, type: "subscribe-channel", into: &writer)
+        case .unsubscribeChannel(let request):
+            Self.write(request, type: "unsubscribe-channel", into: &writer)
         }
         writer.endObject()
         return writer.bytes

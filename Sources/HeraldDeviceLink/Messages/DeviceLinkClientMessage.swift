@@ -26,6 +26,12 @@ public enum DeviceLinkClientMessage: Sendable, Hashable {
     /// `retire-activity-token`: the token stopped (its activity ended and was dismissed, or it rotated); pushes to
     /// it now get `410 Unregistered`. The answer is `activity-token-retired`.
     case retireActivityToken(id: String?, token: DeviceToken)
+    /// `subscribe-channel`: an activity of the app follows a broadcast channel; the server sends it what providers
+    /// broadcast there from now on (and the channel's kept message at once). The answer is `channel-subscribed`.
+    case subscribeChannel(DeviceLinkChannelRequest)
+    /// `unsubscribe-channel`: no activity of the app follows the channel any more. The answer is
+    /// `channel-unsubscribed`.
+    case unsubscribeChannel(DeviceLinkChannelRequest)
 }
 
 /// The body of `interacted`: how an `interact` request went.

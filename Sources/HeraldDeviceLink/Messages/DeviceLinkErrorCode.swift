@@ -46,6 +46,12 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let tokenTaken = Self(rawValue: "token-taken")
     /// The device already holds ``DeviceLinkClientMessage/maximumActivityTokens`` active activity tokens.
     public static let tooManyTokens = Self(rawValue: "too-many-tokens")
+    /// `subscribe-channel` named a malformed channel id.
+    public static let invalidChannel = Self(rawValue: "invalid-channel")
+    /// `subscribe-channel` named a channel the app does not have in that environment.
+    public static let unknownChannel = Self(rawValue: "unknown-channel")
+    /// The connection already subscribes to the most channels it may.
+    public static let tooManySubscriptions = Self(rawValue: "too-many-subscriptions")
     /// The server failed (e.g. its store); the request may be retried.
     public static let `internal` = Self(rawValue: "internal")
 

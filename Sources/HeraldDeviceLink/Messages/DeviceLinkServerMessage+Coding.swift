@@ -69,6 +69,37 @@ extension DeviceLinkServerMessage {
                     retiredAtMilliseconds: try reader.integer("at", context: context)
                 )
             )
+        case "channel-subscribed":
+            self = .channelSubscribed(
+                DeviceLinkChannelReply(
+                    id: try reader.optionalString("id", context: context),
+                    channelID: try reader.string("channel", context: context),
+                    isNew: try reader.bool("new", context: context)
+                )
+            )
+        case "channel-unsubscribed":
+            self = .channelUnsubscribed(
+                DeviceLinkChannelReply(
+                    id: try reader.optionalString("id", context: context),
+                    channelID: try reader.string("channel", context: context)
+                )
+            )
+        case "broadcast":
+            guard let priority = Int(exactly: try reader.integer("priority", context: context)) else {
+                throw context.with(message: "\"priority\" is out of range")
+            }
+            self = .broadcast(
+                DeviceLinkBroadcast(
+                    channelID: try reader.string("channel", context: context),
+                    bundleID: try reader.string("bundleID", context: context),
+                    environment: try Self.environment(reader, context),
+                    requestID: try reader.string("requestID", context: context),
+                    priority: priority,
+                    expiration: try reader.integer("expiration", context: context),
+                    acceptedAtMilliseconds: try reader.integer("acceptedAt", context: context),
+                    payload: try reader.rawObject("payload", context: context)
+                )
+            )
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
@@ -153,6 +184,32 @@ extension DeviceLinkServerMessage {
             writer.member("id", reply.id)
             writer.member("token", reply.token.hex)
             writer.member("at", reply.retiredAtMilliseconds ?? 0)
+        case .channelSubscribed(let reply):
+            writer = JSONTextWriter()
+            writer.beginObject()
+            writer.member("type", "channel-subscribed")
+            writer.member("id", reply.id)
+            writer.member("channel", reply.channelID)
+            writer.member("new", reply.isNew)
+        case .channelUnsubscribed(let reply):
+            writer = JSONTextWriter()
+            writer.beginObject()
+            writer.member("type", "channel-unsubscribed")
+            writer.member("id", reply.id)
+            writer.member("channel", reply.channelID)
+        case .broadcast(let broadcast):
+            writer = JSONTextWriter(capacity: 256 + broadcast.payload.count)
+            writer.beginObject()
+            writer.member("type", "broadcast")
+            writer.member("channel", broadcast.channelID)
+            writer.member("bundleID", broadcast.bundleID)
+            writer.member("environment", broadcast.environment.rawValue)
+            writer.member("requestID", broadcast.requestID)
+            writer.member("priority", broadcast.priority)
+            writer.member("expiration", broadcast.expiration)
+            writer.member("acceptedAt", broadcast.acceptedAtMilliseconds)
+            writer.key("payload")
+            writer.rawValue(broadcast.payload)
         }
         writer.endObject()
         return writer.bytes

@@ -21,6 +21,12 @@ public enum DeviceLinkServerMessage: Sendable, Hashable {
     case activityTokenRegistered(DeviceLinkActivityTokenReply)
     /// `activity-token-retired`: the answer to `retire-activity-token`; pushes to the token get `410 Unregistered`.
     case activityTokenRetired(DeviceLinkActivityTokenReply)
+    /// `channel-subscribed`: the answer to `subscribe-channel`.
+    case channelSubscribed(DeviceLinkChannelReply)
+    /// `channel-unsubscribed`: the answer to `unsubscribe-channel`.
+    case channelUnsubscribed(DeviceLinkChannelReply)
+    /// `broadcast`: a provider's broadcast on a channel the device subscribes to (no `ack`).
+    case broadcast(DeviceLinkBroadcast)
 }
 
 /// The body of `interact`: one user interaction for the device to run.

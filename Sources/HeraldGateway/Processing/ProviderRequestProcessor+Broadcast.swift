@@ -27,7 +27,7 @@ extension ProviderRequestProcessor {
         if let given = head.requestID, NotificationID(given) == nil { return fail(.badRequestParams) }
         if let reason = appAuthentication(head: head, bundleID: bundleID, connection: &connection) { return fail(reason) }
         guard let channelID = head.channelID else { return fail(.missingChannelId) }
-        guard Self.isWellFormedChannelID(channelID) else { return fail(.badChannelId) }
+        guard ChannelID.isWellFormed(channelID) else { return fail(.badChannelId) }
         guard let pushType = head.pushType else { return fail(.missingPushType) }
         guard pushType.lowercased() == PushType.liveactivity.rawValue else { return fail(.invalidPushType) }
         guard let priority = head.priority, Self.broadcastPriorities.contains(priority) else { return fail(.badPriority) }
@@ -36,16 +36,35 @@ extension ProviderRequestProcessor {
         }
         guard !bodyTooLarge, body.count <= Self.maximumBroadcastPayload else { return fail(.payloadTooLarge) }
         if let reason = Self.broadcastPayloadRefusal(body) { return fail(reason) }
-        let store = services.store
+        let services = self.services
         let environment = self.environment
+        let acceptedAt = services.clock.nowMilliseconds()
+        let message = ChannelMessage(
+            channelID: channelID,
+            bundleID: bundleID,
+            environment: environment,
+            requestID: requestID,
+            priority: Int(priority) ?? 10,
+            expiration: expiration,
+            acceptedAtMilliseconds: acceptedAt,
+            payload: body
+        )
         return .perform { reply in
             Task {
                 do {
-                    guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment) else {
+                    guard let channel = try await services.store.channel(id: channelID, bundleID: bundleID, environment: environment) else {
                         return reply(refusal(.channelNotRegistered))
                     }
                     // A channel that stores nothing delivers to the devices connected now: there is nothing to expire.
                     if channel.storagePolicy == 0, expiration != 0 { return reply(refusal(.badExpirationDate)) }
+                    if channel.storagePolicy == 1 {
+                        // Durable before the `200`: a device that subscribes later, even after a restart, gets it.
+                        let until = message.keptUntilMilliseconds(maximumSeconds: services.maximumBroadcastStorageSeconds)
+                        guard try await services.store.keepChannelMessage(message, untilMilliseconds: until) else {
+                            return reply(refusal(.channelNotRegistered))
+                        }
+                    }
+                    services.onBroadcast?(message)
                     var response = Self.channelSuccess(200, requestID: requestID)
                     response.uniqueID = uniqueID
                     reply(response)

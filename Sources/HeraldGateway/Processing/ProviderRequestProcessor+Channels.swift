@@ -30,6 +30,7 @@ extension ProviderRequestProcessor {
         if let reason = appAuthentication(head: head, bundleID: bundleID, connection: &connection) { return fail(reason) }
         // 4. the request itself
         let store = services.store
+        let onChannelDeleted = services.onChannelDeleted
         let environment = self.environment
         let answer = { (work: @escaping @Sendable () async throws -> ProviderResponse) -> ProviderDecision in
             .perform { reply in
@@ -74,13 +75,14 @@ extension ProviderRequestProcessor {
             }
         default:
             guard let channelID = head.channelID else { return fail(.missingChannelId) }
-            guard Self.isWellFormedChannelID(channelID) else { return fail(.badChannelId) }
+            guard ChannelID.isWellFormed(channelID) else { return fail(.badChannelId) }
             let isDelete = method == "DELETE"
             return answer {
                 if isDelete {
                     guard try await store.deleteChannel(id: channelID, bundleID: bundleID, environment: environment) else {
                         return refusal(.channelNotRegistered)
                     }
+                    onChannelDeleted?(channelID, bundleID, environment)
                     return Self.channelSuccess(204, requestID: requestID)
                 }
                 guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment) else {
@@ -130,12 +132,6 @@ extension ProviderRequestProcessor {
             let value = Int(exactly: policy.doubleValue), value == 0 || value == 1
         else { return .failure(.badRequestParams) }
         return .success((storagePolicy: value, pushType: "LiveActivity"))
-    }
-
-    /// A channel id as Herald makes them: base64 of 1 to 48 bytes.
-    static func isWellFormedChannelID(_ text: String) -> Bool {
-        guard (4...64).contains(text.utf8.count), let bytes = Data(base64Encoded: text) else { return false }
-        return !bytes.isEmpty
     }
 
     /// How a channel or broadcast request is refused: counted, with the request's id (and the sandbox's unique id, for a

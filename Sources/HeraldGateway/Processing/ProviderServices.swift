@@ -18,6 +18,13 @@ public struct ProviderServices: Sendable {
     public var onAccepted: (@Sendable (AcceptedNotification, Int64, DeviceFault?) -> Void)?
     /// The failures on demand in force (docs/faults.md); empty unless someone adds a rule.
     public var faults: FaultTable
+    /// Told of each broadcast once it is accepted (and, on a channel with storage policy 1, kept), before its `200`:
+    /// the channel hub, which sends it to the devices subscribed now. Must not block.
+    public var onBroadcast: (@Sendable (ChannelMessage) -> Void)?
+    /// Told of each channel a provider deleted (the hub ends its subscriptions): id, bundle id, environment.
+    public var onChannelDeleted: (@Sendable (String, String, APNSEnvironment) -> Void)?
+    /// The longest a channel with storage policy 1 keeps its most recent broadcast, in seconds (Apple: 8 hours).
+    public var maximumBroadcastStorageSeconds: Int64 = 8 * 3600
 
     /// Creates the services.
     public init(

@@ -4,6 +4,7 @@ import HeraldUserNotifications
 
 import enum HeraldCore.APNSEnvironment
 import struct HeraldCore.DeviceToken
+import struct HeraldCore.NotificationID
 import struct HeraldCore.TokenKind
 
 /// A Live Activity token a device holds, as its host registers it with the server.
@@ -20,7 +21,104 @@ public struct SimulatedActivityToken: Sendable, Hashable {
     public var token: DeviceToken
 }
 
+/// A broadcast channel an app's Live Activities follow, as the device's host subscribes to it.
+public struct SimulatedChannelSubscription: Sendable, Hashable {
+    /// The app.
+    public var bundleID: String
+    /// The app's environment.
+    public var environment: APNSEnvironment
+    /// The channel id.
+    public var channelID: String
+}
+
+/// One broadcast as the device receives it (a device-link `broadcast` frame).
+public struct IncomingBroadcast: Sendable, Hashable {
+    /// The channel id.
+    public var channelID: String
+    /// The app.
+    public var bundleID: String
+    /// The broadcast's `apns-request-id`: a second copy is dropped.
+    public var requestID: String
+    /// `apns-priority`.
+    public var priority: Int
+    /// The Live Activity payload.
+    public var payload: [UInt8]
+
+    /// Creates one.
+    public init(channelID: String, bundleID: String, requestID: String, priority: Int, payload: [UInt8]) {
+        self.channelID = channelID
+        self.bundleID = bundleID
+        self.requestID = requestID
+        self.priority = priority
+        self.payload = payload
+    }
+}
+
 extension SimulatedDevice {
+    /// Every channel the device's apps follow now: each live activity's channel (an activity requested with
+    /// `pushType: .channel(id)` or started with `input-push-channel`), once per app.
+    ///
+    /// A host subscribes what is new and unsubscribes what is gone (docs/device-link.md, "subscribe-channel").
+    public func channelSubscriptions() -> [SimulatedChannelSubscription] {
+        var subscriptions: [SimulatedChannelSubscription] = []
+        for installed in installedApps {
+            guard let center = apps[installed.bundleID]?.activities else { continue }
+            center.evaluate()
+            for channelID in center.subscribedChannels {
+                subscriptions.append(
+                    SimulatedChannelSubscription(bundleID: installed.bundleID, environment: installed.environment, channelID: channelID)
+                )
+            }
+        }
+        return subscriptions
+    }
+
+    /// Hands a broadcast to the app's ActivityKit, which applies it to every live activity following the channel,
+    /// and reports what happened: `displayed` with what those activities now show, or `dropped` with the reason
+    /// (`duplicate` for a request id already received: the kept message may come again after a reconnect).
+    public func receiveBroadcast(_ broadcast: IncomingBroadcast) -> [DeviceReport] {
+        let apnsID = NotificationID(broadcast.requestID)
+        func drop(_ reason: String, _ message: String) -> [DeviceReport] {
+            [
+                DeviceReport(
+                    event: .dropped,
+                    bundleID: broadcast.bundleID,
+                    apnsID: apnsID,
+                    notificationIdentifier: broadcast.requestID,
+                    date: clock.now,
+                    detail: ["reason": .string(reason), "message": .string(message), "channel": .string(broadcast.channelID)]
+                )
+            ]
+        }
+        guard recentAPNSIDs.insert("broadcast:\(broadcast.requestID)") else {
+            return drop(DropReason.duplicate.rawValue, "broadcast \(broadcast.requestID) was already received")
+        }
+        guard let center = apps[broadcast.bundleID]?.activities else {
+            return drop(DropReason.unknownApp.rawValue, "no app \(broadcast.bundleID) with Live Activities is installed on \(name)")
+        }
+        let events = center.receive(payload: Data(broadcast.payload), target: .channel(broadcast.channelID), priority: broadcast.priority)
+        let names = events.map(Self.eventName)
+        if case .dropped(let reason, let message)? = events.first(where: { if case .dropped = $0 { true } else { false } }) {
+            return drop(reason, message)
+        }
+        let ids = events.compactMap(Self.activityID)
+        guard !ids.isEmpty else { return drop("no-activity", "no live activity of \(broadcast.bundleID) follows channel \(broadcast.channelID)") }
+        let shown = center.snapshots.filter { ids.contains($0.id) }
+        return [
+            DeviceReport(
+                event: shown.isEmpty ? .removed : .displayed,
+                bundleID: broadcast.bundleID,
+                apnsID: apnsID,
+                notificationIdentifier: broadcast.requestID,
+                date: clock.now,
+                detail: [
+                    "channel": .string(broadcast.channelID), "priority": .int(broadcast.priority),
+                    "activityEvents": ReportDetail.strings(names), "activities": .array(shown.map(Self.detail)),
+                ]
+            )
+        ]
+    }
+
     /// Every Live Activity token the device's apps hold now: each type's push-to-start token and the push token of
     /// each activity still on screen (an ended activity keeps its token until it is dismissed).
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldActivityKit
 import HeraldUserNotifications
 
 import enum HeraldCore.APNSEnvironment
@@ -35,6 +36,9 @@ public struct AppSnapshot: Sendable, Hashable, Codable {
     public var center: NotificationCenterSnapshot
     /// The `apns-id` behind each delivered notification's identifier.
     public var apnsIDs: [String: NotificationID]
+    /// The Live Activities on the lock screen (active, stale, or ended and not yet dismissed), in start order; `nil`
+    /// for an app that declares no activity types.
+    public var activities: [ActivitySnapshot]?
 }
 
 /// A registered category as a console shows it.
@@ -94,7 +98,11 @@ extension SimulatedDevice {
                         )
                     },
                     center: center,
-                    apnsIDs: app.apnsIDs
+                    apnsIDs: app.apnsIDs,
+                    activities: app.activities.map { center in
+                        center.evaluate()
+                        return center.snapshots
+                    }
                 )
             )
         }

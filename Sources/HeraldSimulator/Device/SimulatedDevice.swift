@@ -23,7 +23,7 @@ public actor SimulatedDevice {
     public nonisolated let installedApps: [SimulatedApp]
 
     var apps: [String: HostedApp]
-    private var recentAPNSIDs: RecentIdentifiers
+    var recentAPNSIDs: RecentIdentifiers
     private var busyApps: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 

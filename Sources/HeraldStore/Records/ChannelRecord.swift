@@ -16,6 +16,9 @@ public struct ChannelRecord: Hashable, Sendable {
     public var pushType: String
     /// When it was created, in milliseconds since the epoch.
     public var createdAtMilliseconds: Int64
+    /// Storage policy 1: the most recent broadcast, kept for devices that subscribe later, and until when (in
+    /// milliseconds since the epoch); `nil` when nothing is kept.
+    public var keptMessage: KeptChannelMessage?
 
     /// Creates a record.
     public init(id: String, bundleID: String, environment: APNSEnvironment, storagePolicy: Int, pushType: String, createdAtMilliseconds: Int64) {
@@ -25,5 +28,26 @@ public struct ChannelRecord: Hashable, Sendable {
         self.storagePolicy = storagePolicy
         self.pushType = pushType
         self.createdAtMilliseconds = createdAtMilliseconds
+        self.keptMessage = nil
+    }
+
+    /// The kept message if it is still kept at `nowMilliseconds`.
+    public func keptMessage(atMilliseconds nowMilliseconds: Int64) -> ChannelMessage? {
+        guard let kept = keptMessage, kept.untilMilliseconds > nowMilliseconds else { return nil }
+        return kept.message
+    }
+}
+
+/// A channel's kept broadcast (storage policy 1) and until when it is kept.
+public struct KeptChannelMessage: Hashable, Sendable {
+    /// The broadcast.
+    public var message: ChannelMessage
+    /// Until when, in milliseconds since the epoch.
+    public var untilMilliseconds: Int64
+
+    /// Creates one.
+    public init(message: ChannelMessage, untilMilliseconds: Int64) {
+        self.message = message
+        self.untilMilliseconds = untilMilliseconds
     }
 }

@@ -42,6 +42,11 @@ enum SQLiteSchema {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v8") { db in
+            for statement in v8 {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 
@@ -347,5 +352,24 @@ enum SQLiteSchema {
         CREATE UNIQUE INDEX device_token_active_push_to_start ON device_token (device_id, bundle_id, environment, activity_type)
         WHERE unregistered_at IS NULL AND device_id IS NOT NULL AND kind = 'push-to-start'
         """,
+    ]
+
+    /// v8: the broadcast a channel with storage policy 1 keeps for devices that subscribe later (docs/broadcast.md,
+    /// "Delivery"): one row per channel, replaced by each broadcast, gone with its channel.
+    private static let v8: [String] = [
+        """
+        CREATE TABLE channel_message (
+            channel_id TEXT PRIMARY KEY NOT NULL REFERENCES channel (id) ON DELETE CASCADE,
+            request_id TEXT NOT NULL CHECK (length(request_id) BETWEEN 1 AND 64),
+            priority INTEGER NOT NULL,
+            -- apns-expiration, seconds since the epoch
+            expiration INTEGER NOT NULL,
+            -- milliseconds since the epoch
+            accepted_at INTEGER NOT NULL,
+            -- milliseconds since the epoch: the row is dead after it
+            keep_until INTEGER NOT NULL,
+            payload BLOB NOT NULL CHECK (length(payload) <= 5120)
+        ) STRICT, WITHOUT ROWID
+        """
     ]
 }

@@ -39,14 +39,61 @@ extension SQLiteStore {
         }
     }
 
-    /// The channel with this id, if it belongs to the app in that environment.
+    /// The channel with this id, if it belongs to the app in that environment, with its kept broadcast.
     public func channel(id: String, bundleID: String, environment: APNSEnvironment) async throws -> ChannelRecord? {
         try checkOpen()
         return try await read { db in
-            try Row.fetchOne(
+            guard
+                var record = try Row.fetchOne(
+                    db,
+                    sql: "SELECT \(Self.channelColumns) FROM channel WHERE id = ? AND bundle_id = ? AND environment = ?",
+                    arguments: [id, bundleID, environment.rawValue]
+                ).map(Self.channelRecord)
+            else { return nil }
+            record.keptMessage = try Row.fetchOne(
                 db,
-                sql: "SELECT \(Self.channelColumns) FROM channel WHERE id = ? AND bundle_id = ? AND environment = ?",
-                arguments: [id, bundleID, environment.rawValue]
+                sql: "SELECT \(Self.keptColumns) FROM channel_message WHERE channel_id = ?",
+                arguments: [id]
+            ).map { try Self.keptMessage($0, channel: record) }
+            return record
+        }
+    }
+
+    /// Keeps `message` as its channel's most recent broadcast until `untilMilliseconds`, or forgets the one kept
+    /// (`nil`: a broadcast with `apns-expiration: 0` supersedes it and is not kept). False when the channel is gone.
+    public func keepChannelMessage(_ message: ChannelMessage, untilMilliseconds: Int64?) async throws -> Bool {
+        try checkOpen()
+        return try await write { db in
+            guard
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT 1 FROM channel WHERE id = ? AND bundle_id = ? AND environment = ?",
+                    arguments: [message.channelID, message.bundleID, message.environment.rawValue]
+                ) != nil
+            else { return false }
+            guard let untilMilliseconds else {
+                try db.execute(sql: "DELETE FROM channel_message WHERE channel_id = ?", arguments: [message.channelID])
+                return true
+            }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO channel_message (channel_id, \(Self.keptColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    message.channelID, message.requestID, message.priority, message.expiration, message.acceptedAtMilliseconds,
+                    untilMilliseconds, Data(message.payload),
+                ]
+            )
+            return true
+        }
+    }
+
+    /// Every channel of every app, oldest first, at most `limit` of them (the inspection API's list).
+    public func allChannels(limit: Int) async throws -> [ChannelRecord] {
+        try checkOpen()
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(Self.channelColumns) FROM channel ORDER BY created_at, id LIMIT ?",
+                arguments: [limit]
             ).map(Self.channelRecord)
         }
     }
@@ -79,6 +126,25 @@ extension SQLiteStore {
     static func newChannelID() -> String {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+    }
+
+    static let keptColumns = "request_id, priority, expiration, accepted_at, keep_until, payload"
+
+    static func keptMessage(_ row: Row, channel: ChannelRecord) throws -> KeptChannelMessage {
+        let payload: Data = try row.decode(forColumn: "payload")
+        return KeptChannelMessage(
+            message: ChannelMessage(
+                channelID: channel.id,
+                bundleID: channel.bundleID,
+                environment: channel.environment,
+                requestID: try row.decode(forColumn: "request_id"),
+                priority: try row.decode(forColumn: "priority"),
+                expiration: try row.decode(forColumn: "expiration"),
+                acceptedAtMilliseconds: try row.decode(forColumn: "accepted_at"),
+                payload: [UInt8](payload)
+            ),
+            untilMilliseconds: try row.decode(forColumn: "keep_until")
+        )
     }
 
     static func channelRecord(_ row: Row) throws -> ChannelRecord {

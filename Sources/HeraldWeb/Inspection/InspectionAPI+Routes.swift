@@ -148,7 +148,7 @@ extension InspectionAPI {
         return .json(writer.bytes)
     }
 
-    private static func limit(_ request: WebRequest) throws(WebError) -> Int {
+    static func limit(_ request: WebRequest) throws(WebError) -> Int {
         try integer(request, "limit", default: defaultLimit, in: 1...maximumLimit)
     }
 

@@ -19,6 +19,10 @@ public struct InspectionAPI: Sendable {
     let engine: DeliveryEngine
     let screens: ConsoleHub?
     let extraTrace: (@Sendable (NotificationID) -> [TraceEvent])?
+    /// Which devices subscribe to which channels now, and the recent broadcasts.
+    let channels: ChannelHub?
+    /// The time kept broadcasts are compared with.
+    let clock: any WallClock
     /// The waits in progress (`GET /api/v1/notifications/wait`): each asks the store again on every event, so they are
     /// bounded; one more is answered `503`.
     let waits: WaitCounter
@@ -26,18 +30,22 @@ public struct InspectionAPI: Sendable {
     /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session) and
     /// their `screenAt` from `screens` (the console's hub; `null` for every device without one); `extraTrace` gives
     /// events kept outside the store (the fault rules' `fault` events), merged into traces by time; at most
-    /// `maximumWaits` waits run at once.
+    /// `maximumWaits` waits run at once; `channels` gives each channel's subscribers and recent broadcasts.
     public init(
         store: any NotificationStore,
         engine: DeliveryEngine,
         screens: ConsoleHub? = nil,
         extraTrace: (@Sendable (NotificationID) -> [TraceEvent])? = nil,
+        channels: ChannelHub? = nil,
+        clock: any WallClock = SystemWallClock(),
         maximumWaits: Int = 64
     ) {
         self.store = store
         self.engine = engine
         self.screens = screens
         self.extraTrace = extraTrace
+        self.channels = channels
+        self.clock = clock
         self.waits = WaitCounter(limit: maximumWaits)
     }
 
@@ -95,6 +103,7 @@ extension InspectionAPI {
         Route(path: "/api/v1/notifications/{apnsID}/trace") { api, request in
             try await api.trace(apnsID: request.parameter("apnsID"))
         },
+        Route(path: "/api/v1/channels") { api, request in try await api.listChannels(request: request) },
     ]
 }
 

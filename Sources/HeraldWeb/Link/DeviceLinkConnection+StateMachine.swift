@@ -41,6 +41,10 @@ extension DeviceLinkConnection {
             case registerActivityToken(DeviceLinkActivityToken, deviceID: String)
             /// Retire one of the device's Live Activity tokens, then call `activityTokenRetired`.
             case retireActivityToken(id: String?, token: DeviceToken, deviceID: String)
+            /// Subscribe the connection to a channel the store must know, then call `channelSubscribed`.
+            case subscribeChannel(DeviceLinkChannelRequest)
+            /// End one of the connection's subscriptions and answer `channel-unsubscribed`.
+            case unsubscribeChannel(DeviceLinkChannelRequest)
             /// Tell the engine the device is connected with these active tokens.
             case openSession(deviceID: String, tokens: [DeviceToken])
             /// Tell the engine an app on this connection has this token.
@@ -139,6 +143,14 @@ extension DeviceLinkConnection {
             ] + finishRequest()
         }
 
+        /// The connection subscribes to a channel; `kept` is the channel's kept broadcast, sent right after the answer.
+        mutating func channelSubscribed(_ reply: DeviceLinkChannelReply, kept: DeviceLinkBroadcast?) -> [Action] {
+            guard case .authenticated = state else { return finishRequest() }
+            var actions: [Action] = [.send(.channelSubscribed(reply))]
+            if let kept { actions.append(.send(.broadcast(kept))) }
+            return actions + finishRequest()
+        }
+
         /// A store request failed; the device gets the error and may retry.
         mutating func requestFailed(_ error: DeviceLinkError) -> [Action] {
             if state == .authenticating { state = .awaitingHello }
@@ -213,6 +225,11 @@ extension DeviceLinkConnection {
             case (.authenticated(let deviceID), .retireActivityToken(let id, let token)):
                 isBusy = true
                 return [.retireActivityToken(id: id, token: token, deviceID: deviceID)]
+            case (.authenticated, .subscribeChannel(let request)):
+                isBusy = true
+                return [.subscribeChannel(request)]
+            case (.authenticated, .unsubscribeChannel(let request)):
+                return [.unsubscribeChannel(request)]
             case (.authenticated, .ack(let apnsID)):
                 return [.acknowledge(apnsID)]
             case (.authenticated, .report(let report)):
@@ -235,6 +252,7 @@ extension DeviceLinkConnection {
             case .interacted(let result): error.id = result.id
             case .activityToken(let token): error.id = token.id
             case .retireActivityToken(let id, _): error.id = id
+            case .subscribeChannel(let request), .unsubscribeChannel(let request): error.id = request.id
             case .hello, .screen: break
             }
             return error

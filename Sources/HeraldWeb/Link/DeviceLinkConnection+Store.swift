@@ -14,6 +14,7 @@ extension DeviceLinkConnection {
         case unregistered(DeviceLinkUnregistration)
         case activityTokenRegistered(DeviceLinkActivityTokenReply)
         case activityTokenRetired(DeviceLinkActivityTokenReply)
+        case channelSubscribed(DeviceLinkChannelReply, kept: DeviceLinkBroadcast?)
         case failed(DeviceLinkError)
     }
 
@@ -146,6 +147,44 @@ extension DeviceLinkConnection {
             )
         } catch {
             return .failed(internalError(error, while: "retiring the activity token", id: id, services: services))
+        }
+    }
+
+    /// Subscribes the connection to a channel of the app (docs/device-link.md, "subscribe-channel"); answers with the
+    /// channel's kept broadcast, if it keeps one now.
+    ///
+    /// The hub hears of the subscription before the store is read: a broadcast accepted in between is then sent to
+    /// the device as well as read back as the kept one, and the device drops the second copy by its request id;
+    /// the other order could lose it.
+    static func subscribeChannel(_ request: DeviceLinkChannelRequest, session: DeviceLinkSession, services: DeviceLinkServices) async -> StoreOutcome
+    {
+        let key = ChannelKey(channelID: request.channelID, bundleID: request.bundleID, environment: request.environment)
+        let isNew: Bool
+        do {
+            isNew = try services.channels.subscribe(session, to: key)
+        } catch {
+            let limit = ChannelHub.maximumSubscriptionsPerSession
+            return .failed(
+                DeviceLinkError(code: .tooManySubscriptions, message: "the connection already subscribes to \(limit) channels", id: request.id)
+            )
+        }
+        do {
+            guard let store = services.store else { throw StoreError.shutDown }
+            guard let channel = try await store.channel(id: request.channelID, bundleID: request.bundleID, environment: request.environment) else {
+                if isNew { services.channels.unsubscribe(session.id, from: key) }
+                return .failed(
+                    DeviceLinkError(
+                        code: .unknownChannel,
+                        message: "\(request.bundleID) (\(request.environment.rawValue)) has no channel \(request.channelID)",
+                        id: request.id
+                    )
+                )
+            }
+            let kept = channel.keptMessage(atMilliseconds: services.clock.nowMilliseconds()).map(DeviceLinkBroadcast.init)
+            return .channelSubscribed(DeviceLinkChannelReply(id: request.id, channelID: request.channelID, isNew: isNew), kept: kept)
+        } catch {
+            if isNew { services.channels.unsubscribe(session.id, from: key) }
+            return .failed(internalError(error, while: "subscribing to the channel", id: request.id, services: services))
         }
     }
 

@@ -151,6 +151,17 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             case .retireActivityToken(let id, let token, let deviceID):
                 let services = self.services
                 startStoreRequest(context: context) { await Self.retireActivityToken(id: id, token: token, deviceID: deviceID, services: services) }
+            case .subscribeChannel(let request):
+                guard let session else { break }
+                let services = self.services
+                startStoreRequest(context: context) { await Self.subscribeChannel(request, session: session, services: services) }
+            case .unsubscribeChannel(let request):
+                if let session {
+                    let key = ChannelKey(channelID: request.channelID, bundleID: request.bundleID, environment: request.environment)
+                    services.channels.unsubscribe(session.id, from: key)
+                }
+                write(.channelUnsubscribed(DeviceLinkChannelReply(id: request.id, channelID: request.channelID)), context: context)
+                wrote = true
             case .openSession(let deviceID, let tokens):
                 openSession(deviceID: deviceID, tokens: tokens, context: context)
             case .tokenRegistered(let token):
@@ -168,6 +179,7 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             case .closeSession:
                 if let session {
                     services.engine.sessionClosed(session.id)
+                    services.channels.sessionClosed(session.id)
                     services.console.sessionClosed(session)
                     self.session = nil
                 }
@@ -213,6 +225,7 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         case .unregistered(let unregistration): machine.unregistered(unregistration)
         case .activityTokenRegistered(let reply): machine.activityTokenRegistered(reply)
         case .activityTokenRetired(let reply): machine.activityTokenRetired(reply)
+        case .channelSubscribed(let reply, let kept): machine.channelSubscribed(reply, kept: kept)
         case .failed(let error): machine.requestFailed(error)
         }
     }

@@ -8,7 +8,10 @@ import NIOCore
 /// instead of one per service, because a server holds thousands of idle connections.
 final class DeviceLinkServices: Sendable {
     let registry: any DeviceRegistry
+    /// Where channels and their kept broadcasts are read.
+    let store: (any NotificationStore)?
     let engine: DeliveryEngine
+    let channels: ChannelHub
     let work: ServerWorkQueue
     let clock: any WallClock
     let logger: Logger
@@ -17,7 +20,9 @@ final class DeviceLinkServices: Sendable {
 
     init(
         registry: any DeviceRegistry,
+        store: (any NotificationStore)? = nil,
         engine: DeliveryEngine,
+        channels: ChannelHub = ChannelHub(),
         work: ServerWorkQueue,
         clock: any WallClock,
         logger: Logger,
@@ -25,7 +30,9 @@ final class DeviceLinkServices: Sendable {
         console: ConsoleHub
     ) {
         self.registry = registry
+        self.store = store
         self.engine = engine
+        self.channels = channels
         self.work = work
         self.clock = clock
         self.logger = logger

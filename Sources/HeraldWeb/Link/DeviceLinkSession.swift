@@ -11,7 +11,7 @@ import NIOWebSocket
 /// Callable from any thread (the engine's task): the frame is encoded on the caller's thread and the
 /// write hops to the connection's event loop. A closed connection drops it; the engine learns of the
 /// close through ``DeliveryEngine/sessionClosed(_:)``.
-final class DeviceLinkSession: DeviceSession {
+final class DeviceLinkSession: DeviceSession, ChannelSubscriber {
     let id: DeviceSessionID
     let deviceID: String
     private let channel: any Channel
@@ -36,6 +36,11 @@ final class DeviceLinkSession: DeviceSession {
     func refuse(_ id: NotificationID, code: String, message: String) {
         let error = DeviceLinkError(code: DeviceLinkErrorCode(rawValue: code), message: message, apnsID: id.text)
         write(DeviceLinkServerMessage.error(error).frame())
+    }
+
+    func broadcast(_ broadcast: ChannelBroadcast) {
+        // Encoded once for every subscriber of the channel.
+        write(broadcast.frame { DeviceLinkServerMessage.broadcast(DeviceLinkBroadcast($0)).frame() })
     }
 
     /// Writes an `interact` frame (the web console's request).

@@ -45,10 +45,14 @@ public actor WebServer: Service {
     ///   - metrics: Where the web port's request counts and durations are recorded.
     ///   - clock: The time of unregistrations.
     ///   - console: Where devices' screens, `interacted` answers and link changes go (the web console's live state).
+    ///   - channels: Which connections subscribe to which broadcast channels (the gateway's broadcasts go through it).
+    ///   - channelStore: Where channels and their kept broadcasts are read; the registry when it is a store.
     public init(
         configuration: WebConfiguration,
         registry: any DeviceRegistry,
         engine: DeliveryEngine,
+        channels: ChannelHub = ChannelHub(),
+        channelStore: (any NotificationStore)? = nil,
         routes: WebRoutes = WebRoutes(),
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         clock: any WallClock = SystemWallClock(),
@@ -58,7 +62,9 @@ public actor WebServer: Service {
         self.configuration = configuration
         self.services = DeviceLinkServices(
             registry: registry,
+            store: channelStore ?? registry as? any NotificationStore,
             engine: engine,
+            channels: channels,
             work: ServerWorkQueue(),
             clock: clock,
             logger: logger,
@@ -72,6 +78,8 @@ public actor WebServer: Service {
 
     /// Where devices' screens, `interacted` answers and link changes go.
     public nonisolated var console: ConsoleHub { services.console }
+    /// Which connections subscribe to which broadcast channels.
+    public nonisolated var channels: ChannelHub { services.channels }
 
     /// The port the listener is bound to, once running.
     public var port: Int? { boundPort }

@@ -1,6 +1,8 @@
 import Foundation
 import HeraldCore
+import HeraldGateway
 import HeraldTestTiers
+import Synchronization
 import Testing
 
 @Suite("Broadcast requests over HTTP/2: POST /4/broadcasts/apps/<bundle> and every refusal", .serialized, .tier(.inProcess))
@@ -45,6 +47,66 @@ struct BroadcastRequestTests {
         )
         #expect(second.status == 200, "\(second.reason ?? "-")")
         #expect(NotificationID(second.headers.first(name: "apns-request-id") ?? "") != nil)
+        await client.close()
+        await fixture.stop()
+    }
+
+    @Test("an accepted broadcast goes to the hub; storage policy 1 keeps it (until its expiration, at most the limit); 0 and expiration 0 do not")
+    func handedOnAndKept() async throws {
+        let heard = Mutex<[ChannelMessage]>([])
+        let deleted = Mutex<[String]>([])
+        let fixture = try await GatewayFixture.start(services: { services in
+            services.onBroadcast = { message in heard.withLock { $0.append(message) } }
+            services.onChannelDeleted = { id, _, _ in deleted.withLock { $0.append(id) } }
+            services.maximumBroadcastStorageSeconds = 3600
+        })
+        let client = try await fixture.cleartextClient()
+        let auth = [("authorization", "bearer \(fixture.jwt())")]
+        let stored = try await channel(client, auth: auth, policy: 1)
+        let noStorage = try await channel(client, auth: auth, policy: 0)
+        let now = fixture.clock.nowMilliseconds()
+        func broadcast(_ channel: String, expiration: Int64) async throws -> Int {
+            let headers: [(String, String)] = [
+                ("apns-push-type", "liveactivity"), ("apns-priority", "5"), ("apns-channel-id", channel), ("apns-expiration", "\(expiration)"),
+            ]
+            return try await client.send(path: Self.path, headers: auth + headers, body: Self.update).status
+        }
+        #expect(try await broadcast(stored, expiration: now / 1000 + 7200) == 200)
+        var kept = try #require(
+            try await fixture.store.channel(id: stored, bundleID: GatewayFixture.topic, environment: fixture.environment)?.keptMessage
+        )
+        #expect(kept.message.payload == Self.update)
+        #expect(kept.message.priority == 5)
+        #expect(kept.message.acceptedAtMilliseconds == now)
+        // Two hours asked, one hour the limit.
+        #expect(kept.untilMilliseconds == now + 3_600_000)
+        #expect(heard.withLock { $0.map(\.channelID) } == [stored])
+
+        #expect(try await broadcast(noStorage, expiration: 0) == 200)
+        #expect(try await fixture.store.channel(id: noStorage, bundleID: GatewayFixture.topic, environment: fixture.environment)?.keptMessage == nil)
+        #expect(heard.withLock { $0.map(\.channelID) } == [stored, noStorage])
+
+        // Expiration 0 on a storing channel: sent to the connected devices, the kept one forgotten.
+        #expect(try await broadcast(stored, expiration: 0) == 200)
+        #expect(try await fixture.store.channel(id: stored, bundleID: GatewayFixture.topic, environment: fixture.environment)?.keptMessage == nil)
+        #expect(try await broadcast(stored, expiration: now / 1000 + 60) == 200)
+        kept = try #require(
+            try await fixture.store.channel(id: stored, bundleID: GatewayFixture.topic, environment: fixture.environment)?.keptMessage
+        )
+        #expect(kept.untilMilliseconds == (now / 1000 + 60) * 1000)
+        #expect(heard.withLock { $0.count } == 4)
+
+        let removed = try await client.send(
+            method: "DELETE",
+            path: "/1/apps/\(GatewayFixture.topic)/channels",
+            headers: auth + [("apns-channel-id", stored)],
+            body: nil
+        )
+        #expect(removed.status == 204)
+        #expect(deleted.withLock { $0 } == [stored])
+        // A refused broadcast is not handed on.
+        #expect(try await broadcast(stored, expiration: 0) == 400)
+        #expect(heard.withLock { $0.count } == 4)
         await client.close()
         await fixture.stop()
     }

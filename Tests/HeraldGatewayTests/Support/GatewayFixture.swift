@@ -56,7 +56,8 @@ final class GatewayFixture: Sendable {
     static func start(
         keyScope: SigningKeyScope = .both,
         configure: (inout GatewayConfiguration) -> Void = { _ in },
-        store configureStore: (inout SQLiteStore.Configuration) -> Void = { _ in }
+        store configureStore: (inout SQLiteStore.Configuration) -> Void = { _ in },
+        services configureServices: (inout ProviderServices) -> Void = { _ in }
     ) async throws -> GatewayFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -89,7 +90,8 @@ final class GatewayFixture: Sendable {
         var logger = Logger(label: "test.gateway")
         logger.logLevel = .warning
         let faults = FaultTable()
-        let services = ProviderServices(store: store, clock: clock, faults: faults)
+        var services = ProviderServices(store: store, clock: clock, faults: faults)
+        configureServices(&services)
         let gateway = Gateway(configuration: configuration, services: services, logger: logger)
         let serviceGroup = ServiceGroup(services: [gateway], logger: logger)
         let runTask = Task { try await serviceGroup.run() }
