@@ -342,6 +342,9 @@ function drawDevice(device, record, online) {
 
   const center = el('div', { class: 'center' });
   let shown = 0;
+  // Live Activities sit above the notifications on the lock screen, as on iOS.
+  const activities = apps.flatMap((app) => (app.activities || []).map((activity) => ({ app, activity })));
+  for (const { app, activity } of activities) { center.append(drawActivity(app, activity)); shown++; }
   for (const app of apps) {
     const threads = app.center?.threads || [];
     if (!threads.length) continue;
@@ -372,7 +375,7 @@ function drawDevice(device, record, online) {
   const dock = el('div', { class: 'dock' }, apps.slice(0, 4).map((app) => appIcon(app, false, app.center?.badge)));
   const phone = el('div', { class: 'phone' },
     el('div', { class: 'screen' },
-      el('div', { class: 'statusbar' }, el('span', { text: clock(now) }), el('span', { class: 'island' }),
+      el('div', { class: 'statusbar' }, el('span', { text: clock(now) }), drawIsland(activities),
         el('span', { class: 'status-icons' }, el('span', { text: online ? '5G' : '' }), el('i'))),
       el('div', { class: 'lock' },
         el('div', { class: 'lock-date', text: now.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' }) }),
@@ -391,6 +394,43 @@ function drawDevice(device, record, online) {
   const panel = appRows.length ? el('div', { class: 'apps' }, appRows)
     : el('div', { class: 'apps' }, el('div', { class: 'app-meta app-missing', text: record.missing || 'No apps.' }));
   return [head, phone, panel];
+}
+
+// ---- Live Activities (docs/live-activities.md) ------------------------------------------------------------------------
+// An activity's content state as short "name value" pairs: what its lock-screen view would show.
+function contentPairs(activity) {
+  let state = {};
+  try { state = JSON.parse(activity.contentState || '{}'); } catch { return [['content', activity.contentState]]; }
+  return Object.entries(state || {}).map(([name, value]) => [name, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
+}
+
+function drawActivity(app, activity) {
+  const pairs = contentPairs(activity);
+  let attributes = {};
+  try { attributes = JSON.parse(activity.attributes || '{}'); } catch { attributes = {}; }
+  const subtitle = Object.values(attributes || {}).filter((v) => typeof v !== 'object').slice(0, 2).join(' · ');
+  const stateText = { active: 'Live', stale: 'Stale', ended: 'Ended', dismissed: 'Dismissed' }[activity.state] || activity.state;
+  const meta = [activity.channelID ? `channel ${activity.channelID}` : null,
+    activity.pushToken ? `token ${shortToken(activity.pushToken)}` : null].filter(Boolean).join(' · ');
+  return el('div', { class: `activity ${activity.state}`, testid: `activity-${activity.id}`, title: `${activity.typeName} ${activity.id}` },
+    el('div', { class: 'activity-head' },
+      appIcon(app, true),
+      el('span', { class: 'activity-type', text: `${app.name || app.bundleID} · ${activity.typeName}` }),
+      el('span', { class: `activity-state ${activity.state}`, testid: 'activity-state', text: stateText })),
+    subtitle ? el('div', { class: 'activity-subtitle', text: subtitle }) : null,
+    el('div', { class: 'activity-content', testid: 'activity-content' },
+      pairs.map(([name, value]) => el('div', { class: 'activity-pair' },
+        el('span', { class: 'activity-key', text: name }), el('span', { class: 'activity-value', text: value })))),
+    meta ? el('div', { class: 'activity-meta', text: meta }) : null);
+}
+
+// The Dynamic Island: empty, or the first running activity's compact view (its first content value).
+function drawIsland(activities) {
+  const live = activities.find(({ activity }) => activity.state === 'active' || activity.state === 'stale');
+  if (!live) return el('span', { class: 'island' });
+  const first = contentPairs(live.activity)[0];
+  return el('span', { class: 'island live', testid: 'island', title: `${live.activity.typeName}: compact view` },
+    el('span', { class: 'island-leading' }), el('span', { class: 'island-trailing', text: first ? first[1] : '' }));
 }
 
 // Silent (background) pushes show nothing on the phone, as on iOS: the app's row says what became of the newest.
