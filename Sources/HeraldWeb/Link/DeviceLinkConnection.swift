@@ -152,9 +152,15 @@ final class DeviceLinkConnection: ChannelInboundHandler {
                 let services = self.services
                 startStoreRequest(context: context) { await Self.retireActivityToken(id: id, token: token, deviceID: deviceID, services: services) }
             case .subscribeChannel(let request):
-                guard let session else { break }
                 let services = self.services
-                startStoreRequest(context: context) { await Self.subscribeChannel(request, session: session, services: services) }
+                let session = self.session
+                startStoreRequest(context: context) {
+                    // Authenticated connections always have their session; the machine waits for this answer either way.
+                    guard let session else {
+                        return .failed(DeviceLinkError(code: .internal, message: "the connection has no session", id: request.id))
+                    }
+                    return await Self.subscribeChannel(request, session: session, services: services)
+                }
             case .unsubscribeChannel(let request):
                 if let session {
                     let key = ChannelKey(channelID: request.channelID, bundleID: request.bundleID, environment: request.environment)
