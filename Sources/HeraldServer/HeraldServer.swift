@@ -84,9 +84,9 @@ public struct HeraldServer: Sendable {
 
         let faults = FaultTable(log: FaultLog(onRecorded: { console.traceRecorded($0, event: "fault") }))
         for rule in configuration.faults { try faults.add(rule) }
-        let channels = ChannelHub(onBroadcast: { message, sentTo in
+        let channels = ChannelHub(metrics: BroadcastMetrics(registry: metrics)) { message, sentTo in
             logger.debug("broadcast", metadata: ["channel": "\(message.channelID)", "request_id": "\(message.requestID)", "sent_to": "\(sentTo)"])
-        })
+        }
         var services = ProviderServices(
             store: store,
             clock: configuration.clock,

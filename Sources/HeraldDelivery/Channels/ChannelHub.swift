@@ -108,10 +108,23 @@ public final class ChannelHub: Sendable {
 
     private let state = Mutex(State())
     private let onBroadcast: (@Sendable (ChannelMessage, Int) -> Void)?
+    private let metrics: BroadcastMetrics?
 
-    /// Creates a hub; `onBroadcast` hears of each broadcast with the number of devices it was sent to (the console).
-    public init(onBroadcast: (@Sendable (ChannelMessage, Int) -> Void)? = nil) {
+    /// Creates a hub; `onBroadcast` hears of each broadcast with the number of devices it was sent to (the console),
+    /// `metrics` counts broadcasts, frames and subscriptions.
+    public init(metrics: BroadcastMetrics? = nil, onBroadcast: (@Sendable (ChannelMessage, Int) -> Void)? = nil) {
+        self.metrics = metrics
         self.onBroadcast = onBroadcast
+    }
+
+    /// How many subscriptions the open connections hold.
+    public var subscriptionCount: Int {
+        state.withLock { state in state.bySession.values.reduce(0) { $0 + $1.count } }
+    }
+
+    private func updateGauge() {
+        guard let metrics else { return }
+        metrics.recordSubscriptions(subscriptionCount)
     }
 
     /// Subscribes a connection to a channel; subscribing twice is one subscription. Returns whether it is new.
@@ -126,18 +139,22 @@ public final class ChannelHub: Sendable {
             state.subscribers[key, default: [:]][subscriber.id] = subscriber
             return .success(true)
         }
-        return try result.get()
+        let isNew = try result.get()
+        if isNew { updateGauge() }
+        return isNew
     }
 
     /// Ends one subscription; returns whether there was one.
     @discardableResult
     public func unsubscribe(_ session: DeviceSessionID, from key: ChannelKey) -> Bool {
-        state.withLock { state in
+        let removed = state.withLock { state in
             guard state.bySession[session]?.remove(key) != nil else { return false }
             if state.bySession[session]?.isEmpty == true { state.bySession[session] = nil }
             Self.remove(session, from: key, in: &state)
             return true
         }
+        if removed { updateGauge() }
+        return removed
     }
 
     /// The connection closed: its subscriptions end.
@@ -147,6 +164,7 @@ public final class ChannelHub: Sendable {
                 Self.remove(session, from: key, in: &state)
             }
         }
+        updateGauge()
     }
 
     /// The channel was deleted: its subscriptions and its history end.
@@ -158,6 +176,7 @@ public final class ChannelHub: Sendable {
             }
             state.recent[key] = nil
         }
+        updateGauge()
     }
 
     /// Sends a broadcast to every connection subscribed to its channel now; returns how many.
@@ -181,6 +200,7 @@ public final class ChannelHub: Sendable {
         }
         let broadcast = ChannelBroadcast(message)
         for subscriber in subscribers { subscriber.broadcast(broadcast) }
+        metrics?.recordBroadcast(sentTo: subscribers.count)
         onBroadcast?(message, subscribers.count)
         return subscribers.count
     }

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldDelivery
 import HeraldTestTiers
+import Prometheus
 import Synchronization
 import Testing
 
@@ -127,5 +128,26 @@ struct ChannelHubTests {
         #expect(message.keptUntilMilliseconds(maximumSeconds: 28_800) == nil)
         message.expiration = .max
         #expect(message.keptUntilMilliseconds(maximumSeconds: 28_800) == 1_700_028_800_000)
+    }
+
+    @Test("the metrics count broadcasts, the frames sent and the subscriptions held")
+    func metrics() throws {
+        let registry = PrometheusCollectorRegistry()
+        let hub = ChannelHub(metrics: BroadcastMetrics(registry: registry))
+        func value(_ name: String) -> Double? {
+            var buffer: [UInt8] = []
+            registry.emit(into: &buffer)
+            return PrometheusText(String(decoding: buffer, as: UTF8.self))[name]
+        }
+        let devices = (0..<3).map { Recorder("device-\($0)") }
+        for device in devices { try hub.subscribe(device, to: Self.key) }
+        #expect(value("herald_channel_subscriptions") == 3)
+        hub.broadcast(Self.message("r1"))
+        hub.broadcast(Self.message("r2"))
+        #expect(value("herald_broadcasts_total") == 2)
+        #expect(value("herald_broadcast_frames_sent_total") == 6)
+        hub.sessionClosed(devices[0].id)
+        hub.unsubscribe(devices[1].id, from: Self.key)
+        #expect(value("herald_channel_subscriptions") == 1)
     }
 }
