@@ -20,14 +20,10 @@ extension SendCommand {
     func resolve(now: Date) async throws -> SendPlan {
         guard repeatCount >= 1 else { throw CLIFailure("--repeat must be at least 1") }
         if let rate, !(rate > 0 && rate.isFinite) { throw CLIFailure("--rate must be a positive number of notifications per second") }
-        guard timeout > 0, timeout.isFinite else { throw CLIFailure("--timeout must be a positive number of seconds") }
-        if deprecatedURL != nil, server != Self.defaultURL { throw CLIFailure("give --server only (--url is its old name)") }
-        guard let endpoint = APNSProviderClient.Endpoint(url: url) else {
-            throw CLIFailure("'\(url)' is not a server URL (expected https://host:port or http://host:port)")
-        }
+        let endpoint = try connection.endpoint()
 
         let file = try resolvePayload()
-        let authentication = try await resolveAuthentication()
+        let authentication = try await connection.authentication(data: data)
         let topic = topic ?? file.targetBundle
         if topic == nil, case .token = authentication {
             throw CLIFailure("give --topic (the app's bundle id), or a \"\(APNSFile.targetBundleKey)\" in the payload")
@@ -51,17 +47,7 @@ extension SendCommand {
             collapseID: collapseID,
             apnsID: apnsID
         )
-
-        var configuration = APNSProviderClient.Configuration(endpoint: endpoint, authentication: authentication)
-        configuration.responseTimeout = .milliseconds(Int64(timeout * 1000))
-        configuration.connectTimeout = min(configuration.responseTimeout, .seconds(10))
-        if let caFile {
-            configuration.trustRootFiles = [caFile]
-            configuration.trustsSystemRoots = false
-        } else {
-            let developmentCA = data.tlsDirectory.appendingPathComponent("ca.pem").path
-            if FileManager.default.fileExists(atPath: developmentCA) { configuration.trustRootFiles = [developmentCA] }
-        }
+        let configuration = connection.configuration(endpoint: endpoint, authentication: authentication, data: data)
         return SendPlan(request: request, configuration: configuration, repeatCount: repeatCount, rate: rate, json: json)
     }
 
@@ -101,22 +87,6 @@ extension SendCommand {
             throw CLIFailure("--expiration must be seconds since the epoch, 0, or +SECONDS from now, not '\(expiration)'")
         }
         return seconds
-    }
-
-    /// Certificate auth with `--cert`/`--cert-key`; otherwise token auth with the key options, filled in from the
-    /// data directory where they are missing.
-    func resolveAuthentication() async throws -> APNSProviderClient.Authentication {
-        let tokenOptions = keyFile != nil || keyID != nil || teamID != nil
-        if cert != nil || certKey != nil {
-            guard let cert, let certKey else { throw CLIFailure("--cert and --cert-key go together") }
-            guard !tokenOptions else { throw CLIFailure("give --cert/--cert-key or --key-file/--key-id/--team-id, not both") }
-            do {
-                return .certificate(try APNSProviderClient.ClientCertificate(certificateFile: cert, privateKeyFile: certKey))
-            } catch {
-                throw CLIFailure(error.detail)
-            }
-        }
-        return .token(try await ProviderKeyLocator.signingKey(keyFile: keyFile, keyID: keyID, teamID: teamID, data: data))
     }
 
     /// `background` for a payload whose `aps` has `content-available: 1` and nothing a person would see or hear;

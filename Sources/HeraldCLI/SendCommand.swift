@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import HeraldProviderClient
-import Logging
 
 /// `herald send`: an APNs client for people, pointed at the local Herald unless told otherwise.
 struct SendCommand: AsyncParsableCommand {
@@ -61,33 +60,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("apns-id"), help: "apns-id: a UUID (default: the server makes one).")
     var apnsID: String?
 
-    @Option(name: .customLong("key-file"), help: "Token auth: the .p8 key.")
-    var keyFile: String?
-
-    @Option(name: .customLong("key-id"), help: "Token auth: the key id (default: from an AuthKey_<KEYID>.p8 file name).")
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: "Token auth: the team id (default: the one the data directory registered for the key).")
-    var teamID: String?
-
-    @Option(help: "Certificate auth: the client certificate (PEM), as `herald certs issue` writes it.")
-    var cert: String?
-
-    @Option(name: .customLong("cert-key"), help: "Certificate auth: the certificate's private key (PEM).")
-    var certKey: String?
-
-    @Option(help: "The server: https://host:port (TLS, ALPN h2) or http://host:port (h2c).")
-    var server = SendCommand.defaultURL
-
-    /// `--server`'s old name, kept (hidden) so that scripts written for it still work.
-    @Option(name: .customLong("url"), help: .hidden)
-    var deprecatedURL: String?
-
-    /// The server's URL: `--server`, or the deprecated `--url`.
-    var url: String { deprecatedURL ?? server }
-
-    @Option(name: .customLong("ca-file"), help: "Trust only this CA (PEM); default: <data-dir>/tls/ca.pem and the system's CAs.")
-    var caFile: String?
+    @OptionGroup var connection: ProviderConnectionOptions
 
     @Option(name: .customLong("repeat"), help: "Send the notification this many times.")
     var repeatCount = 1
@@ -95,50 +68,20 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "With --repeat: notifications per second, evenly paced (default: as fast as the stream limit allows).")
     var rate: Double?
 
-    @Option(help: "Seconds to wait for each answer (and for the connection).")
-    var timeout: Double = 30
-
     @Flag(help: "One JSON object per answer (and a final {\"summary\":…} line with --repeat).")
     var json = false
 
-    static let defaultURL = "https://localhost:2197"
-
     func run() async throws {
         try await reportingErrors {
-            if deprecatedURL != nil {
-                FileHandle.standardError.write(Data("herald: warning: --url is deprecated; use --server (the name herald device uses)\n".utf8))
-            }
+            connection.warnAboutDeprecatedOptions()
             let plan = try await resolve(now: Date())
-            var logger = Logger(label: "herald.send")
-            logger.logLevel = .warning
-            let client = try APNSProviderClient(configuration: plan.configuration, logger: logger)
-            let allAccepted: Bool
-            do {
-                try await connect(client, plan: plan)
-                allAccepted = plan.repeatCount == 1 ? try await sendOnce(client, plan: plan) : try await SendLoad(plan: plan).run(client)
-            } catch {
-                await client.shutdown()
-                throw error
+            let allAccepted = try await ProviderConnectionOptions.withClient(plan.configuration, label: "herald.send") { client -> Bool in
+                guard plan.repeatCount == 1 else { return try await SendLoad(plan: plan).run(client) }
+                let response = try await client.send(plan.request)
+                print(plan.json ? SendOutput.jsonLine(response) : SendOutput.line(response))
+                return response.isAccepted
             }
-            await client.shutdown()
             if !allAccepted { throw ExitCode.failure }
         }
-    }
-
-    /// Connects first, so a server that is not there is one clear line rather than a failed notification.
-    private func connect(_ client: APNSProviderClient, plan: SendPlan) async throws {
-        do {
-            try await client.connect()
-        } catch let error as APNSProviderClientError
-            where error == .connectFailed && ["localhost", "127.0.0.1", "::1"].contains(plan.configuration.endpoint.host)
-        {
-            throw CLIFailure("\(error) (is `herald serve` running? --server takes its TLS: or cleartext: URL)")
-        }
-    }
-
-    private func sendOnce(_ client: APNSProviderClient, plan: SendPlan) async throws -> Bool {
-        let response = try await client.send(plan.request)
-        print(plan.json ? SendOutput.jsonLine(response) : SendOutput.line(response))
-        return response.isAccepted
     }
 }
