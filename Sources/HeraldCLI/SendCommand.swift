@@ -9,8 +9,13 @@ struct SendCommand: AsyncParsableCommand {
         abstract: "Send a push notification and print the answer (status, reason, apns-id).",
         discussion: """
             The payload comes from exactly one of: --payload JSON, --payload-file FILE, a .apns file as \
-            `xcrun simctl push` takes it, or --alert TEXT. A "Simulator Target Bundle" key is taken out of the payload \
-            and is the topic unless --topic is given. Header values are sent as given; the server answers for them.
+            `xcrun simctl push` takes it, --alert TEXT, or --event EVENT (a Live Activity payload). A "Simulator Target \
+            Bundle" key is taken out of the payload and is the topic unless --topic is given. Header values are sent as \
+            given; the server answers for them.
+
+            --broadcast CHANNEL sends to the Live Activities subscribed to a channel (`herald channels create`) of the \
+            app --topic names, instead of to a device: push type liveactivity, priority 10 and expiration 0 unless \
+            given.
 
             Authentication: --key-file/--key-id/--team-id (token), or --cert/--cert-key (certificate). With \
             neither, the one key `herald keys generate` kept in <data-dir>/keys is used, with the team id the data \
@@ -45,13 +50,16 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "apns-topic: the app's bundle id (default: the payload's Simulator Target Bundle).")
     var topic: String?
 
-    @Option(name: .customLong("push-type"), help: "apns-push-type (default: alert; background for a content-available-only payload).")
+    @Option(
+        name: .customLong("push-type"),
+        help: "apns-push-type (default: alert; background for a content-available-only payload; liveactivity for aps.event or --broadcast)."
+    )
     var pushType: String?
 
-    @Option(help: "apns-priority: 10, 5 or 1 (default: none, which means 10; 5 for background).")
+    @Option(help: "apns-priority: 10, 5 or 1 (default: none, which means 10; 5 for background; 10 for --broadcast).")
     var priority: Int?
 
-    @Option(help: "apns-expiration: seconds since the epoch, 0 for now-or-never, or +SECONDS from now.")
+    @Option(help: "apns-expiration: seconds since the epoch, 0 for now-or-never, or +SECONDS from now (default: none; 0 for --broadcast).")
     var expiration: String?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
@@ -59,6 +67,11 @@ struct SendCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("apns-id"), help: "apns-id: a UUID (default: the server makes one).")
     var apnsID: String?
+
+    @OptionGroup var liveActivity: LiveActivityOptions
+
+    @Option(help: "Broadcast to this channel (POST /4/broadcasts/apps/<bundle id of --topic>) instead of pushing to a device.")
+    var broadcast: String?
 
     @OptionGroup var connection: ProviderConnectionOptions
 
@@ -76,10 +89,18 @@ struct SendCommand: AsyncParsableCommand {
             connection.warnAboutDeprecatedOptions()
             let plan = try await resolve(now: Date())
             let allAccepted = try await ProviderConnectionOptions.withClient(plan.configuration, label: "herald.send") { client -> Bool in
-                guard plan.repeatCount == 1 else { return try await SendLoad(plan: plan).run(client) }
-                let response = try await client.send(plan.request)
-                print(plan.json ? SendOutput.jsonLine(response) : SendOutput.line(response))
-                return response.isAccepted
+                switch plan.target {
+                case .device(let request) where plan.repeatCount > 1:
+                    return try await SendLoad(plan: plan, request: request).run(client)
+                case .device(let request):
+                    let response = try await client.send(request)
+                    print(plan.json ? SendOutput.jsonLine(response) : SendOutput.line(response))
+                    return response.isAccepted
+                case .broadcast(let request):
+                    let response = try await client.broadcast(request)
+                    print(plan.json ? SendOutput.jsonLine(response) : SendOutput.line(response))
+                    return response.status == 200
+                }
             }
             if !allAccepted { throw ExitCode.failure }
         }
