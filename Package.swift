@@ -243,11 +243,11 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
-        // The command line's option handling and output, without a server.
+        // The command line's option handling and output, and its provider commands against an in-process server.
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore",
+                "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore", "HeraldTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

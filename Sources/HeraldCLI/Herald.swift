@@ -15,8 +15,8 @@ struct Herald: AsyncParsableCommand {
             """,
         version: HeraldVersion.current,
         subcommands: [
-            ServeCommand.self, SendCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self, NotificationsCommand.self,
-            DevicesCommand.self, DeviceCommand.self, TraceCommand.self, AppsCommand.self, FaultsCommand.self,
+            ServeCommand.self, SendCommand.self, ChannelsCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self,
+            NotificationsCommand.self, DevicesCommand.self, DeviceCommand.self, TraceCommand.self, AppsCommand.self, FaultsCommand.self,
         ]
     )
 }

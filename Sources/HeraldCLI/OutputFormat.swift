@@ -25,9 +25,9 @@ enum OutputFormat {
         return "\(date)T\(time)Z"
     }
 
-    /// One JSON object as one line, keys sorted.
+    /// One JSON object as one line, keys sorted, `/` as itself (base64 channel ids, paths, URLs).
     static func jsonLine(_ object: [String: Any]) throws -> String {
-        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
     }
 
     /// The value of a JSON object's text (a notification payload, a trace detail) for embedding in output;

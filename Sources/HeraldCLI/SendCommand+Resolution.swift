@@ -5,11 +5,31 @@ import HeraldProviderClient
 
 /// What `herald send` will do, resolved from its options: the request, the client, and the load.
 struct SendPlan {
-    var request: APNSRequest
+    /// Where the notification goes.
+    enum Target {
+        /// `POST /3/device/<token>`.
+        case device(APNSRequest)
+        /// `POST /4/broadcasts/apps/<bundle>`: every activity subscribed to a channel.
+        case broadcast(APNSBroadcastRequest)
+    }
+
+    var target: Target
     var configuration: APNSProviderClient.Configuration
     var repeatCount: Int
     var rate: Double?
     var json: Bool
+
+    /// The push to a device; `nil` for a broadcast.
+    var request: APNSRequest? {
+        if case .device(let request) = target { return request }
+        return nil
+    }
+
+    /// The broadcast; `nil` for a push to a device.
+    var broadcast: APNSBroadcastRequest? {
+        if case .broadcast(let request) = target { return request }
+        return nil
+    }
 }
 
 extension SendCommand {
@@ -20,17 +40,18 @@ extension SendCommand {
     func resolve(now: Date) async throws -> SendPlan {
         guard repeatCount >= 1 else { throw CLIFailure("--repeat must be at least 1") }
         if let rate, !(rate > 0 && rate.isFinite) { throw CLIFailure("--rate must be a positive number of notifications per second") }
-        guard timeout > 0, timeout.isFinite else { throw CLIFailure("--timeout must be a positive number of seconds") }
-        if deprecatedURL != nil, server != Self.defaultURL { throw CLIFailure("give --server only (--url is its old name)") }
-        guard let endpoint = APNSProviderClient.Endpoint(url: url) else {
-            throw CLIFailure("'\(url)' is not a server URL (expected https://host:port or http://host:port)")
-        }
+        let endpoint = try connection.endpoint()
 
-        let file = try resolvePayload()
-        let authentication = try await resolveAuthentication()
+        let file = try resolvePayload(now: now)
+        let authentication = try await connection.authentication(data: data)
         let topic = topic ?? file.targetBundle
         if topic == nil, case .token = authentication {
             throw CLIFailure("give --topic (the app's bundle id), or a \"\(APNSFile.targetBundleKey)\" in the payload")
+        }
+        let configuration = connection.configuration(endpoint: endpoint, authentication: authentication, data: data)
+        if let broadcast {
+            let request = try resolveBroadcast(channelID: broadcast, topic: topic, payload: file.payload, now: now)
+            return SendPlan(target: .broadcast(request), configuration: configuration, repeatCount: repeatCount, rate: rate, json: json)
         }
         let pushType = pushType.map(PushType.init(rawValue:)) ?? Self.defaultPushType(for: file.object)
         let priority = priority.map(APNSPriority.init(rawValue:)) ?? (pushType == .background ? .powerConsiderate : nil)
@@ -51,31 +72,45 @@ extension SendCommand {
             collapseID: collapseID,
             apnsID: apnsID
         )
+        return SendPlan(target: .device(request), configuration: configuration, repeatCount: repeatCount, rate: rate, json: json)
+    }
 
-        var configuration = APNSProviderClient.Configuration(endpoint: endpoint, authentication: authentication)
-        configuration.responseTimeout = .milliseconds(Int64(timeout * 1000))
-        configuration.connectTimeout = min(configuration.responseTimeout, .seconds(10))
-        if let caFile {
-            configuration.trustRootFiles = [caFile]
-            configuration.trustsSystemRoots = false
-        } else {
-            let developmentCA = data.tlsDirectory.appendingPathComponent("ca.pem").path
-            if FileManager.default.fileExists(atPath: developmentCA) { configuration.trustRootFiles = [developmentCA] }
-        }
-        return SendPlan(request: request, configuration: configuration, repeatCount: repeatCount, rate: rate, json: json)
+    /// `--broadcast CHANNEL`: the app is --topic's bundle id (less a `.push-type.liveactivity` suffix); push type
+    /// liveactivity, priority 10 and expiration 0 unless given, as Apple asks.
+    func resolveBroadcast(channelID: String, topic: String?, payload: [UInt8], now: Date) throws -> APNSBroadcastRequest {
+        guard token == nil else { throw CLIFailure("give --token or --broadcast, not both") }
+        guard repeatCount == 1 else { throw CLIFailure("--repeat is for pushes to a device, not --broadcast") }
+        guard collapseID == nil, apnsID == nil else { throw CLIFailure("--collapse-id and --apns-id are not broadcast headers") }
+        guard let topic else { throw CLIFailure("give --topic (the app's bundle id) with --broadcast") }
+        let suffix = PushType.liveactivity.topicSuffix ?? ""
+        let bundleID = topic.hasSuffix(suffix) && topic.count > suffix.count ? String(topic.dropLast(suffix.count)) : topic
+        return APNSBroadcastRequest(
+            bundleID: bundleID,
+            channelID: channelID,
+            payload: payload,
+            pushType: pushType.map(PushType.init(rawValue:)) ?? .liveactivity,
+            priority: priority.map(APNSPriority.init(rawValue:)) ?? .immediate,
+            expiration: try resolveExpiration(now: now) ?? 0
+        )
     }
 
     /// The one payload source given, parsed; a `"Simulator Target Bundle"` member is taken out of any of them.
-    func resolvePayload() throws -> APNSFile {
-        let sources = [apnsFile, payload, payloadFile, alert].compactMap { $0 }
+    ///
+    /// - Parameter now: the Live Activity payload's timestamp.
+    func resolvePayload(now: Date) throws -> APNSFile {
+        let liveActivityPayload = try liveActivity.payload(now: now)
+        let sources = [apnsFile, payload, payloadFile, alert, liveActivity.event].compactMap { $0 }
         guard sources.count == 1 else {
             throw CLIFailure(
                 sources.isEmpty
-                    ? "give a payload: --payload JSON, --payload-file FILE, a .apns file, or --alert TEXT"
-                    : "give one payload, not \(sources.count) (--payload, --payload-file, a .apns file, --alert)"
+                    ? "give a payload: --payload JSON, --payload-file FILE, a .apns file, --alert TEXT, or --event EVENT"
+                    : "give one payload, not \(sources.count) (--payload, --payload-file, a .apns file, --alert, --event)"
             )
         }
         do {
+            if let liveActivityPayload {
+                return try APNSFile(bytes: liveActivityPayload)
+            }
             if let path = apnsFile ?? payloadFile {
                 try SystemError.requireReadable(path)
                 return try APNSFile(contentsOf: URL(fileURLWithPath: path))
@@ -94,35 +129,31 @@ extension SendCommand {
     /// `--expiration`: epoch seconds, `0`, or `+SECONDS` from `now`.
     func resolveExpiration(now: Date) throws -> Int64? {
         guard let expiration else { return nil }
-        if expiration.hasPrefix("+"), let seconds = Int64(expiration.dropFirst()), seconds >= 0 {
-            return Int64(now.timeIntervalSince1970) + seconds
-        }
-        guard let seconds = Int64(expiration), seconds >= 0 else {
+        guard let seconds = Self.epochSeconds(expiration, now: Int64(now.timeIntervalSince1970)) else {
             throw CLIFailure("--expiration must be seconds since the epoch, 0, or +SECONDS from now, not '\(expiration)'")
         }
         return seconds
     }
 
-    /// Certificate auth with `--cert`/`--cert-key`; otherwise token auth with the key options, filled in from the
-    /// data directory where they are missing.
-    func resolveAuthentication() async throws -> APNSProviderClient.Authentication {
-        let tokenOptions = keyFile != nil || keyID != nil || teamID != nil
-        if cert != nil || certKey != nil {
-            guard let cert, let certKey else { throw CLIFailure("--cert and --cert-key go together") }
-            guard !tokenOptions else { throw CLIFailure("give --cert/--cert-key or --key-file/--key-id/--team-id, not both") }
-            do {
-                return .certificate(try APNSProviderClient.ClientCertificate(certificateFile: cert, privateKeyFile: certKey))
-            } catch {
-                throw CLIFailure(error.detail)
-            }
+    /// Seconds since the epoch as given, or `+SECONDS` added to `now`; `nil` for anything else, a negative number,
+    /// or a sum past `Int64.max`.
+    static func epochSeconds(_ text: String, now: Int64) -> Int64? {
+        if text.hasPrefix("+") {
+            guard let seconds = Int64(text.dropFirst()), seconds >= 0 else { return nil }
+            let (sum, overflow) = now.addingReportingOverflow(seconds)
+            return overflow ? nil : sum
         }
-        return .token(try await ProviderKeyLocator.signingKey(keyFile: keyFile, keyID: keyID, teamID: teamID, data: data))
+        guard let seconds = Int64(text), seconds >= 0 else { return nil }
+        return seconds
     }
 
-    /// `background` for a payload whose `aps` has `content-available: 1` and nothing a person would see or hear;
-    /// `alert` otherwise (spec §A.3: the push type must match the payload).
+    /// `liveactivity` for a payload whose `aps` has an `event` (a Live Activity's start, update or end);
+    /// `background` for one whose `aps` has `content-available: 1` and nothing a person would see or hear; `alert`
+    /// otherwise (spec §A.3: the push type must match the payload).
     static func defaultPushType(for payload: JSONObject) -> PushType {
-        guard let aps = payload["aps"]?.objectValue, aps["content-available"]?.integerValue == 1 else { return .alert }
+        guard let aps = payload["aps"]?.objectValue else { return .alert }
+        if aps["event"]?.stringValue != nil { return .liveactivity }
+        guard aps["content-available"]?.integerValue == 1 else { return .alert }
         let visible = aps.contains("alert") || aps.contains("sound") || aps.contains("badge")
         return visible ? .alert : .background
     }

@@ -14,6 +14,8 @@ import Darwin
 /// more in flight than the server's stream limit; progress on standard error, then a summary.
 struct SendLoad {
     let plan: SendPlan
+    /// The push sent each time.
+    let request: APNSRequest
 
     /// Runs the load; `true` when every notification was accepted.
     func run(_ client: APNSProviderClient) async throws -> Bool {
@@ -21,7 +23,7 @@ struct SendLoad {
         let clock = ContinuousClock()
         let start = clock.now
         let total = plan.repeatCount
-        let request = plan.request
+        let request = self.request
         let json = plan.json
         await withTaskGroup(of: Void.self) { tasks in
             tasks.addTask { await Self.reportProgress(tally, total: total, json: json) }

@@ -24,6 +24,26 @@ enum SendOutput {
         return json(object)
     }
 
+    /// A broadcast's answer: `200  apns-request-id <id>  apns-unique-id <id>  1.2 ms`,
+    /// `400 ChannelNotRegistered  apns-request-id <id>  0.9 ms`.
+    static func line(_ response: APNSChannelResponse) -> String {
+        var parts = [response.reason.map { "\(response.status) \($0.rawValue)" } ?? "\(response.status)"]
+        parts.append("apns-request-id \(response.requestID ?? "-")")
+        if let uniqueID = response.uniqueID { parts.append("apns-unique-id \(uniqueID)") }
+        parts.append(milliseconds(response.latency) + " ms")
+        return parts.joined(separator: "  ")
+    }
+
+    /// A broadcast's answer: `{"apnsRequestID":…,"apnsUniqueID":…,"latencyMs":…,"reason":…,"status":…}` (absent keys
+    /// omitted).
+    static func jsonLine(_ response: APNSChannelResponse) -> String {
+        var object: [String: Any] = ["status": response.status, "latencyMs": roundedMilliseconds(response.latency)]
+        if let reason = response.reason { object["reason"] = reason.rawValue }
+        if let requestID = response.requestID { object["apnsRequestID"] = requestID }
+        if let uniqueID = response.uniqueID { object["apnsUniqueID"] = uniqueID }
+        return json(object)
+    }
+
     /// One JSON object as a line, keys sorted.
     static func json(_ object: [String: Any]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)

@@ -60,9 +60,9 @@ struct SendResolutionTests {
         #expect(key.keyID == data.keyID && key.teamID == Self.teamID)
         #expect(plan.configuration.endpoint == APNSProviderClient.Endpoint(host: "localhost", port: 2197, usesTLS: true))
         #expect(plan.configuration.trustRootFiles.isEmpty)  // `serve` has not written the CA yet
-        #expect(plan.request.deviceToken == Self.token)
-        #expect(plan.request.topic == "com.example.app" && plan.request.pushType == .alert && plan.request.priority == nil)
-        #expect(String(decoding: plan.request.payload, as: UTF8.self) == #"{"aps":{"alert":"hi"}}"#)
+        #expect(plan.request?.deviceToken == Self.token)
+        #expect(plan.request?.topic == "com.example.app" && plan.request?.pushType == .alert && plan.request?.priority == nil)
+        #expect(String(decoding: plan.request?.payload ?? [], as: UTF8.self) == #"{"aps":{"alert":"hi"}}"#)
     }
 
     @Test("a .apns file's Simulator Target Bundle is the topic unless --topic says otherwise, and is not sent")
@@ -71,13 +71,13 @@ struct SendResolutionTests {
         let file = data.url.appendingPathComponent("push.apns")
         try Data(#"{"Simulator Target Bundle":"com.example.sim","aps":{"content-available":1}}"#.utf8).write(to: file)
         let plan = try await resolve([file.path], data: data)
-        #expect(plan.request.topic == "com.example.sim")
-        #expect(String(decoding: plan.request.payload, as: UTF8.self) == #"{"aps":{"content-available":1}}"#)
+        #expect(plan.request?.topic == "com.example.sim")
+        #expect(String(decoding: plan.request?.payload ?? [], as: UTF8.self) == #"{"aps":{"content-available":1}}"#)
         // Content-available only: a background push, priority 5 (Apple: 10 is an error for background).
-        #expect(plan.request.pushType == .background && plan.request.priority == .powerConsiderate)
+        #expect(plan.request?.pushType == .background && plan.request?.priority == .powerConsiderate)
 
         let overridden = try await resolve(["--payload-file", file.path, "--topic", "com.example.other", "--priority", "10"], data: data)
-        #expect(overridden.request.topic == "com.example.other" && overridden.request.priority == .immediate)
+        #expect(overridden.request?.topic == "com.example.other" && overridden.request?.priority == .immediate)
     }
 
     @Test("header options are passed as given; --expiration takes +SECONDS")
@@ -90,12 +90,12 @@ struct SendResolutionTests {
             ],
             data: data
         )
-        #expect(plan.request.pushType == PushType(rawValue: "voip") && plan.request.collapseID == "c" && plan.request.apnsID == "not-a-uuid")
-        #expect(plan.request.expiration == 1_700_000_060)
+        #expect(plan.request?.pushType == PushType(rawValue: "voip") && plan.request?.collapseID == "c" && plan.request?.apnsID == "not-a-uuid")
+        #expect(plan.request?.expiration == 1_700_000_060)
         #expect(plan.configuration.endpoint.usesTLS == false)
         #expect(plan.repeatCount == 3 && plan.rate == 10)
         let alertAndContent = try await resolve(["--payload", #"{"aps":{"alert":"x","content-available":1}}"#, "--topic", "t"], data: data)
-        #expect(alertAndContent.request.pushType == .alert)
+        #expect(alertAndContent.request?.pushType == .alert)
     }
 
     @Test("explicit key options need no data directory")

@@ -9,19 +9,38 @@ extension APNSProviderClient {
         guard request.deviceToken.utf8.allSatisfy(Self.isPathSafe) else {
             throw .invalidRequest.with("the device token '\(request.deviceToken)' has characters a path cannot carry")
         }
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(11)
-        headers.add(name: ":method", value: "POST")
-        headers.add(name: ":scheme", value: scheme)
-        headers.add(name: ":path", value: "/3/device/" + request.deviceToken)
-        headers.add(name: ":authority", value: authority)
-        if let authorization { headers.add(name: "authorization", value: authorization) }
+        var headers = requestHead(method: "POST", path: "/3/device/" + request.deviceToken, authorization: authorization, fieldCount: 6)
         if let topic = request.topic { try add("apns-topic", topic, to: &headers) }
         if let pushType = request.pushType { try add("apns-push-type", pushType.rawValue, to: &headers) }
         if let priority = request.priority { headers.add(name: "apns-priority", value: String(priority.rawValue)) }
         if let expiration = request.expiration { headers.add(name: "apns-expiration", value: String(expiration)) }
         if let collapseID = request.collapseID { try add("apns-collapse-id", collapseID, to: &headers) }
         if let apnsID = request.apnsID { try add("apns-id", apnsID, to: &headers) }
+        return headers
+    }
+
+    /// The header block of a channel or broadcast request: pseudo-headers, `authorization`, then `fields` in order.
+    ///
+    /// - Throws: ``APNSProviderClientError/invalidRequest`` for a bundle id that cannot be a path segment, or a field
+    ///   value with NUL, CR or LF.
+    func headers(for request: APNSChannelAPIRequest, authorization: String?) throws(APNSProviderClientError) -> HPACKHeaders {
+        guard !request.bundleID.isEmpty, request.bundleID.utf8.allSatisfy(Self.isPathSafe) else {
+            throw .invalidRequest.with("the bundle id '\(request.bundleID)' has characters a path cannot carry")
+        }
+        var headers = requestHead(method: request.method, path: request.path, authorization: authorization, fieldCount: request.fields.count)
+        for (name, value) in request.fields { try add(name, value, to: &headers) }
+        return headers
+    }
+
+    /// Pseudo-headers, then `authorization` for token authentication; room for `fieldCount` more fields.
+    private func requestHead(method: String, path: String, authorization: String?, fieldCount: Int) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(5 + fieldCount)
+        headers.add(name: ":method", value: method)
+        headers.add(name: ":scheme", value: scheme)
+        headers.add(name: ":path", value: path)
+        headers.add(name: ":authority", value: authority)
+        if let authorization { headers.add(name: "authorization", value: authorization) }
         return headers
     }
 

@@ -8,7 +8,8 @@ import NIOSSL
 import Synchronization
 
 /// An APNs provider client: sends notifications to Apple's provider API, or to Herald's, over one HTTP/2
-/// connection shared by every concurrent `send`.
+/// connection shared by every concurrent `send`; it also manages broadcast channels and sends broadcasts to them
+/// (``createChannel(bundleID:storagePolicy:requestID:)``, ``broadcast(_:)``, docs/broadcast.md).
 ///
 /// - The connection opens on the first `send` (or ``connect()``) and is opened again when the server closes it.
 ///   Concurrent requests share it up to the server's `SETTINGS_MAX_CONCURRENT_STREAMS`; the rest wait, in order.
@@ -106,24 +107,36 @@ public final class APNSProviderClient: Sendable {
     /// - Throws: ``APNSProviderClientError`` when there is no answer: ``APNSProviderClientError/responseTimeout``,
     ///   ``APNSProviderClientError/connectionClosed``, a connect failure, …
     public func send(_ request: APNSRequest) async throws -> APNSResponse {
+        APNSResponse(try await exchange(payload: request.payload) { try headers(for: request, authorization: $0) })
+    }
+
+    /// One request and its answer, for every API the client speaks: signs the provider token, builds the header
+    /// block with `headers` (given the `authorization` value), sends once more a request that never reached the server,
+    /// and forgets a token the server found expired.
+    func exchange(
+        payload: [UInt8],
+        responseBodyLimit: Int = maximumResponseBodySize,
+        headers: (_ authorization: String?) throws -> HPACKHeaders
+    ) async throws -> APNSAnswer {
         let startedAt = NIODeadline.now()
         let deadline = startedAt + TimeAmount(configuration.responseTimeout)
         let authorization = tokens?.withLock { $0.authorization(now: clock.nowSeconds()) }
         let encoded = EncodedRequest(
-            headers: try headers(for: request, authorization: authorization),
-            body: request.payload.isEmpty ? nil : ByteBuffer(bytes: request.payload),
-            startedAt: startedAt
+            headers: try headers(authorization),
+            body: payload.isEmpty ? nil : ByteBuffer(bytes: payload),
+            startedAt: startedAt,
+            responseBodyLimit: responseBodyLimit
         )
         var retried = false
         while true {
             try Task.checkCancellation()
             let connection = try await self.connection()
             do {
-                let response = try await send(encoded, deadline: deadline, on: connection)
-                if response.reason == .expiredProviderToken, let authorization {
+                let answer = try await send(encoded, deadline: deadline, on: connection)
+                if answer.reason == .expiredProviderToken, let authorization {
                     tokens?.withLock { $0.tokenExpired(header: authorization) }
                 }
-                return response
+                return answer
             } catch let error as APNSProviderClientError where error == .requestNotSent && !retried {
                 retried = true
                 logger.debug("Sending again on a new connection", metadata: ["apns.error": "\(error)"])
@@ -131,7 +144,7 @@ public final class APNSProviderClient: Sendable {
         }
     }
 
-    private func send(_ request: EncodedRequest, deadline: NIODeadline, on connection: APNSClientConnection) async throws -> APNSResponse {
+    private func send(_ request: EncodedRequest, deadline: NIODeadline, on connection: APNSClientConnection) async throws -> APNSAnswer {
         let id = requestIDs.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

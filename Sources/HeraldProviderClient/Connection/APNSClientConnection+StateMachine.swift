@@ -2,7 +2,8 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 
-/// The largest answer body a client keeps; APNs error bodies are a few dozen bytes.
+/// The largest answer body a client keeps by default; APNs error bodies are a few dozen bytes. A request that
+/// expects more (the list of an app's channels) says so when it is submitted.
 let maximumResponseBodySize = 16 * 1024
 
 /// The pure logic of one client connection: which request gets a stream when, and what each answer is.
@@ -18,14 +19,6 @@ let maximumResponseBodySize = 16 * 1024
 /// - a GOAWAY's streams above its last stream id, a `REFUSED_STREAM` reset and everything still waiting were never
 ///   processed, so they fail with ``APNSProviderClientError/requestNotSent`` (RFC 9113 §6.8, §8.7).
 struct APNSClientConnectionStateMachine<Request> {
-    /// The collected answer of one stream.
-    struct Answer {
-        var status: Int
-        var apnsID: String?
-        var uniqueID: String?
-        var body: [UInt8]
-    }
-
     enum SubmitAction {
         /// Write the request on this new stream now.
         case open(HTTP2StreamID)
@@ -45,7 +38,7 @@ struct APNSClientConnectionStateMachine<Request> {
 
     enum ReceiveAction {
         case none
-        case complete(Request, Answer)
+        case complete(Request, APNSAnswer)
         case fail(Request, APNSProviderClientError)
     }
 
@@ -60,16 +53,27 @@ struct APNSClientConnectionStateMachine<Request> {
         var id: UInt64
         var request: Request
         var deadline: NIODeadline
+        var bodyLimit: Int
     }
 
     private struct Open {
         var id: UInt64
         var request: Request
         var deadline: NIODeadline
+        var bodyLimit: Int
         var status: Int?
         var apnsID: String?
         var uniqueID: String?
+        var requestID: String?
+        var channelID: String?
         var body: [UInt8] = []
+
+        init(_ waiting: Waiting) {
+            id = waiting.id
+            request = waiting.request
+            deadline = waiting.deadline
+            bodyLimit = waiting.bodyLimit
+        }
     }
 
     /// The largest stream id a client may use.
@@ -101,23 +105,25 @@ struct APNSClientConnectionStateMachine<Request> {
     /// Requests on streams now.
     var openCount: Int { open.count }
 
-    /// A request from `send`, with the caller's id (for cancellation) and its deadline.
-    mutating func submit(_ request: Request, id: UInt64, deadline: NIODeadline) -> SubmitAction {
+    /// A request from `send`, with the caller's id (for cancellation), its deadline and how much of the answer's
+    /// body to keep.
+    mutating func submit(_ request: Request, id: UInt64, deadline: NIODeadline, bodyLimit: Int = maximumResponseBodySize) -> SubmitAction {
+        let item = Waiting(id: id, request: request, deadline: deadline, bodyLimit: bodyLimit)
         switch state {
         case .goingAway, .closed:
             return .reject(.requestNotSent.with("the connection is closing"))
         case .awaitingSettings:
-            waiting.append(Waiting(id: id, request: request, deadline: deadline))
+            waiting.append(item)
             return .queued
         case .active:
             guard waiting.isEmpty, open.count < streamLimit else {
-                waiting.append(Waiting(id: id, request: request, deadline: deadline))
+                waiting.append(item)
                 return .queued
             }
             guard let streamID = allocateStreamID() else {
                 return .reject(.requestNotSent.with("the connection has used all its stream ids"))
             }
-            open[streamID] = Open(id: id, request: request, deadline: deadline)
+            open[streamID] = Open(item)
             return .open(streamID)
         }
     }
@@ -131,7 +137,7 @@ struct APNSClientConnectionStateMachine<Request> {
             return .failWaiting(requests, .requestNotSent.with("the connection has used all its stream ids"))
         }
         waiting.removeFirst()
-        open[streamID] = Open(id: next.id, request: next.request, deadline: next.deadline)
+        open[streamID] = Open(next)
         return .open(streamID, next.request)
     }
 
@@ -163,6 +169,8 @@ struct APNSClientConnectionStateMachine<Request> {
                 case ":status": status = Int(value)
                 case "apns-id": stream.apnsID = value
                 case "apns-unique-id": stream.uniqueID = value
+                case "apns-request-id": stream.requestID = value
+                case "apns-channel-id": stream.channelID = value
                 default: break
                 }
             }
@@ -176,10 +184,10 @@ struct APNSClientConnectionStateMachine<Request> {
         return finish(stream, streamID: streamID, endStream: endStream)
     }
 
-    /// A DATA frame: part of the answer's body (kept up to ``maximumResponseBodySize`` bytes).
+    /// A DATA frame: part of the answer's body (kept up to the request's limit).
     mutating func receiveData(_ buffer: ByteBuffer, endStream: Bool, streamID: HTTP2StreamID) -> ReceiveAction {
         guard var stream = open[streamID] else { return .none }
-        let room = maximumResponseBodySize - stream.body.count
+        let room = stream.bodyLimit - stream.body.count
         if room > 0 { stream.body.append(contentsOf: buffer.readableBytesView.prefix(room)) }
         return finish(stream, streamID: streamID, endStream: endStream)
     }
@@ -193,7 +201,15 @@ struct APNSClientConnectionStateMachine<Request> {
         guard let status = stream.status else {
             return .fail(stream.request, .connectionClosed.with("the stream ended before the answer's head"))
         }
-        return .complete(stream.request, Answer(status: status, apnsID: stream.apnsID, uniqueID: stream.uniqueID, body: stream.body))
+        let answer = APNSAnswer(
+            status: status,
+            apnsID: stream.apnsID,
+            uniqueID: stream.uniqueID,
+            requestID: stream.requestID,
+            channelID: stream.channelID,
+            body: stream.body
+        )
+        return .complete(stream.request, answer)
     }
 
     /// RST_STREAM from the server (or a stream error NIO raised): the request fails.

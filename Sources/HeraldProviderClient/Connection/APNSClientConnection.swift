@@ -46,7 +46,7 @@ final class APNSClientConnection: Sendable {
     /// Hands a request to the connection; its continuation is resumed with the answer or an error.
     func submit(
         _ request: EncodedRequest,
-        continuation: CheckedContinuation<APNSResponse, any Error>,
+        continuation: CheckedContinuation<APNSAnswer, any Error>,
         id: UInt64,
         deadline: NIODeadline
     ) {

@@ -4,18 +4,20 @@ import NIOHPACK
 import NIOHTTP2
 import NIOTLS
 
-/// A request ready for the wire: its header block and body, and when `send` was called.
+/// A request ready for the wire: its header block and body, when it was made, and how much answer it expects.
 struct EncodedRequest: Sendable {
     var headers: HPACKHeaders
     /// `nil` for an empty payload: the HEADERS frame ends the stream.
     var body: ByteBuffer?
     var startedAt: NIODeadline
+    /// The most of the answer's body kept; the rest is dropped.
+    var responseBodyLimit = maximumResponseBodySize
 }
 
 /// One request on its way: what to write, and whom to answer.
 struct PendingRequest: Sendable {
     var encoded: EncodedRequest
-    var continuation: CheckedContinuation<APNSResponse, any Error>
+    var continuation: CheckedContinuation<APNSAnswer, any Error>
 }
 
 /// The I/O shell of a client connection: moves frames between `NIOHTTP2Handler` and the state machine.
@@ -73,7 +75,7 @@ final class APNSClientConnectionHandler: ChannelInboundHandler {
             request.continuation.resume(throwing: APNSProviderClientError.requestNotSent.with("the connection is closed"))
             return
         }
-        switch stateMachine.submit(request, id: id, deadline: deadline) {
+        switch stateMachine.submit(request, id: id, deadline: deadline, bodyLimit: request.encoded.responseBodyLimit) {
         case .open(let streamID):
             write(request, streamID: streamID, context: context)
         case .queued:
@@ -215,18 +217,10 @@ final class APNSClientConnectionHandler: ChannelInboundHandler {
         switch action {
         case .none:
             return
-        case .complete(let request, let answer):
-            let latency = NIODeadline.now() - request.encoded.startedAt
-            let (reason, timestamp) = answer.status == 200 ? (nil, nil) : APNSResponse.errorBody(answer.body)
-            let response = APNSResponse(
-                status: answer.status,
-                reason: reason,
-                apnsID: answer.apnsID,
-                apnsUniqueID: answer.uniqueID,
-                timestamp: timestamp,
-                latency: Duration(latency)
-            )
-            request.continuation.resume(returning: response)
+        case .complete(let request, var answer):
+            answer.latency = Duration(NIODeadline.now() - request.encoded.startedAt)
+            answer.readErrorBody()
+            request.continuation.resume(returning: answer)
         case .fail(let request, let error):
             request.continuation.resume(throwing: error)
         }

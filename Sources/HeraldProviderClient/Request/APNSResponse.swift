@@ -39,6 +39,18 @@ public struct APNSResponse: Sendable, Hashable {
 }
 
 extension APNSResponse {
+    /// The answer to a push, as the connection collected it.
+    init(_ answer: APNSAnswer) {
+        self.init(
+            status: answer.status,
+            reason: answer.reason,
+            apnsID: answer.apnsID,
+            apnsUniqueID: answer.uniqueID,
+            timestamp: answer.timestamp,
+            latency: answer.latency
+        )
+    }
+
     /// Reads `reason` and `timestamp` from an error body `{"reason":"…","timestamp":…}`; anything else is ignored.
     static func errorBody(_ body: [UInt8]) -> (reason: APNSReason?, timestamp: Int64?) {
         guard !body.isEmpty, let object = (try? JSONParser.parse(body))?.objectValue else { return (nil, nil) }
