@@ -317,6 +317,13 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzJSONPayload", ["HeraldCore"]),
     ("FuzzJWT", ["HeraldAuth", .product(name: "Crypto", package: "swift-crypto")]),
     ("FuzzAPNSFile", ["HeraldProviderClient", "HeraldCore"]),
+    (
+        "FuzzDeviceLinkFrames",
+        [
+            "HeraldDeviceLink", "HeraldCore", .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+        ]
+    ),
 ]
 for fuzzTarget in fuzzTargets {
     package.targets.append(

@@ -13,7 +13,7 @@ ROOT=$PWD
 
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile)
+ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile FuzzDeviceLinkFrames)
 if [ "$#" -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 SCRATCH=${FUZZ_SCRATCH:-$ROOT/.build-fuzz}
 OUT=${FUZZ_OUT:-$SCRATCH/out}
@@ -23,11 +23,12 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 
 # The largest input each target is given: a frame reader input holds a few frames; payloads and tokens are limited to
-# 4 KB by APNs itself (a VoIP payload may be 5 KB); a header block a client sends is rarely above 4 KB.
+# 4 KB by APNs itself (a VoIP payload may be 5 KB); a header block a client sends is rarely above 4 KB; a device-link
+# frame is a payload and a few hundred bytes around it.
 max_len() {
     case "$1" in
     FuzzHTTP2Frames) echo 16384 ;;
-    FuzzAPNSFile) echo 8192 ;;
+    FuzzAPNSFile | FuzzDeviceLinkFrames) echo 8192 ;;
     *) echo 4096 ;;
     esac
 }

@@ -51,4 +51,15 @@ struct JSONTextTests {
         #expect(throws: DeviceLinkError.self) { try reader.optionalInteger("big", context: context) }
         #expect(throws: DeviceLinkError.self) { try reader.optionalInteger("neg", context: context) }
     }
+
+    @Test("Int.min and Int.max are refused like any integer out of bounds (Int.min used to trap in the reader)")
+    func integerExtremes() throws {
+        let context = DeviceLinkError(code: .malformedFrame, message: "")
+        let reader = try JSONFrameReader(Array(#"{"min":-9223372036854775808,"max":9223372036854775807}"#.utf8))
+        #expect(throws: DeviceLinkError.self) { try reader.optionalInteger("min", context: context) }
+        #expect(throws: DeviceLinkError.self) { try reader.optionalInteger("max", context: context) }
+        // The input as a server frame: the device's reader answers with an error instead of stopping.
+        let frame = #"{"type":"activity-token-retired","id":"a2","token":"9a0cffeeddccbbaa99887766554433221100","at":-9223372036854775808}"#
+        #expect(serverDecodingError(frame)?.code == .malformedFrame)
+    }
 }

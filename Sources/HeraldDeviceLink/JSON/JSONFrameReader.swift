@@ -44,16 +44,17 @@ package struct JSONFrameReader {
         return value
     }
 
-    /// The integer value of a member; `nil` when absent or `null`.
     /// The magnitude every integer of a message stays below.
     static let integerLimit = 9_000_000_000_000_000
 
+    /// The integer value of a member; `nil` when absent or `null`.
     package func optionalInteger(_ name: String, context: DeviceLinkError) throws(DeviceLinkError) -> Int64? {
         switch object[name] {
         case nil, .null?: return nil
         case let value?:
             // Below 9 × 10^15 in magnitude: exact in every JSON reader, including JavaScript's (the console).
-            guard let integer = value.integerValue, abs(integer) < Self.integerLimit else {
+            // `magnitude`, not `abs`: the parser reads -9223372036854775808 as `Int.min`, whose `abs` traps.
+            guard let integer = value.integerValue, integer.magnitude < Self.integerLimit else {
                 throw context.with(message: "\"\(name)\" must be an integer (below 9 × 10^15 in magnitude)")
             }
             return Int64(integer)
