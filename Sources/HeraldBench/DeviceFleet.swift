@@ -87,7 +87,7 @@ struct DeviceFleet: Sendable {
     ///
     /// One child task per device, waiting on the client's message stream: a receipt is stamped when that task
     /// takes the frame, one hop after the event loop decoded it.
-    func receive(into ledger: DeliveryLedger) async {
+    func receive(into ledger: DeliveryLedger, broadcasts: BroadcastLedger? = nil) async {
         await withDiscardingTaskGroup { tasks in
             for device in devices {
                 tasks.addTask {
@@ -98,13 +98,33 @@ struct DeviceFleet: Sendable {
                             device.client.acknowledge(notification.apnsID)
                         case .error:
                             ledger.linkError()
+                        case .broadcast(let broadcast):
+                            broadcasts?.received(broadcast.requestID, at: DeliveryLedger.now())
                         case .welcome, .registered, .unregistered, .interact, .activityTokenRegistered, .activityTokenRetired,
-                            .channelSubscribed, .channelUnsubscribed, .broadcast:
+                            .channelSubscribed, .channelUnsubscribed:
                             break
                         }
                     }
                     ledger.linkClosed()
                 }
+            }
+        }
+    }
+
+    /// Subscribes every device's app to `channel` (`subscribe-channel`), a bounded number at a time.
+    func subscribe(to channel: String) async throws {
+        let devices = self.devices
+        let concurrency = self.concurrency
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            var next = 0
+            func startNext() {
+                let device = devices[next]
+                next += 1
+                tasks.addTask { _ = try await device.client.subscribeChannel(channel, bundleID: Self.bundleID, environment: .sandbox) }
+            }
+            while next < devices.count, next < concurrency { startNext() }
+            while try await tasks.next() != nil {
+                if next < devices.count { startNext() }
             }
         }
     }

@@ -11,7 +11,7 @@ struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
         abstract: "Benchmark Herald's delivery: provider request to device receipt, rate sweep, idle memory.",
-        subcommands: [DeliveryCommand.self, IdleCommand.self, ReportCommand.self]
+        subcommands: [DeliveryCommand.self, IdleCommand.self, ReportCommand.self, BroadcastCommand.self]
     )
 }
 

@@ -64,10 +64,11 @@ extension ProviderRequestProcessor {
                             return reply(refusal(.channelNotRegistered))
                         }
                     }
-                    services.onBroadcast?(message)
                     var response = Self.channelSuccess(200, requestID: requestID)
                     response.uniqueID = uniqueID
                     reply(response)
+                    // After the answer: the provider's `200` does not wait for the writes to thousands of devices.
+                    services.onBroadcast?(message)
                 } catch {
                     reply(refusal(Self.reason(forCommitFailure: error)))
                 }

@@ -18,8 +18,8 @@ public struct ProviderServices: Sendable {
     public var onAccepted: (@Sendable (AcceptedNotification, Int64, DeviceFault?) -> Void)?
     /// The failures on demand in force (docs/faults.md); empty unless someone adds a rule.
     public var faults: FaultTable
-    /// Told of each broadcast once it is accepted (and, on a channel with storage policy 1, kept), before its `200`:
-    /// the channel hub, which sends it to the devices subscribed now. Must not block.
+    /// Told of each broadcast once it is accepted (and, on a channel with storage policy 1, kept), right after its
+    /// `200` is handed to the connection: the channel hub, which sends it to the devices subscribed now. Must not block.
     public var onBroadcast: (@Sendable (ChannelMessage) -> Void)?
     /// Told of each channel a provider deleted (the hub ends its subscriptions): id, bundle id, environment.
     public var onChannelDeleted: (@Sendable (String, String, APNSEnvironment) -> Void)?

@@ -80,11 +80,17 @@ struct BroadcastRequestTests {
         #expect(kept.message.acceptedAtMilliseconds == now)
         // Two hours asked, one hour the limit.
         #expect(kept.untilMilliseconds == now + 3_600_000)
-        #expect(heard.withLock { $0.map(\.channelID) } == [stored])
+        // The hub hears of it right after the answer is handed to the connection.
+        func heardIDs(count: Int) async throws -> [String] {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while heard.withLock({ $0.count }) < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            return heard.withLock { $0.map(\.channelID) }
+        }
+        #expect(try await heardIDs(count: 1) == [stored])
 
         #expect(try await broadcast(noStorage, expiration: 0) == 200)
         #expect(try await fixture.store.channel(id: noStorage, bundleID: GatewayFixture.topic, environment: fixture.environment)?.keptMessage == nil)
-        #expect(heard.withLock { $0.map(\.channelID) } == [stored, noStorage])
+        #expect(try await heardIDs(count: 2) == [stored, noStorage])
 
         // Expiration 0 on a storing channel: sent to the connected devices, the kept one forgotten.
         #expect(try await broadcast(stored, expiration: 0) == 200)
@@ -94,7 +100,7 @@ struct BroadcastRequestTests {
             try await fixture.store.channel(id: stored, bundleID: GatewayFixture.topic, environment: fixture.environment)?.keptMessage
         )
         #expect(kept.untilMilliseconds == (now / 1000 + 60) * 1000)
-        #expect(heard.withLock { $0.count } == 4)
+        #expect(try await heardIDs(count: 4).count == 4)
 
         let removed = try await client.send(
             method: "DELETE",
@@ -106,6 +112,7 @@ struct BroadcastRequestTests {
         #expect(deleted.withLock { $0 } == [stored])
         // A refused broadcast is not handed on.
         #expect(try await broadcast(stored, expiration: 0) == 400)
+        try await Task.sleep(for: .milliseconds(50))
         #expect(heard.withLock { $0.count } == 4)
         await client.close()
         await fixture.stop()
