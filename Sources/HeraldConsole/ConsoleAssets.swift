@@ -17,6 +17,7 @@ public enum ConsoleAssets {
             ConsoleAsset(name: "console.css", bytes: PackageResources.console_css),
             ConsoleAsset(name: "console.js", bytes: PackageResources.console_js),
             ConsoleAsset(name: "faults.js", bytes: PackageResources.faults_js),
+            ConsoleAsset(name: "channels.js", bytes: PackageResources.channels_js),
             ConsoleAsset(name: "helpers.js", bytes: PackageResources.helpers_js),
         ].map { ($0.name, $0) }
     )

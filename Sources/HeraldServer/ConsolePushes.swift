@@ -91,6 +91,33 @@ final class ConsolePushes: ConsolePushService {
         return ConsolePushAnswer(status: response.status, apnsID: response.apnsID, reason: response.reason?.rawValue, timestamp: response.timestamp)
     }
 
+    func channelRequest(_ request: ConsoleChannelRequest) async throws -> ConsoleChannelAnswer {
+        let client = try await providerClient()
+        let response: APNSChannelResponse
+        switch request {
+        case .create(let bundleID, let storagePolicy):
+            response = try await client.createChannel(bundleID: bundleID, storagePolicy: APNSMessageStoragePolicy(rawValue: storagePolicy))
+        case .delete(let bundleID, let channelID):
+            response = try await client.deleteChannel(bundleID: bundleID, channelID: channelID)
+        case .broadcast(let bundleID, let channelID, let priority, let expiration, let payload):
+            response = try await client.broadcast(
+                APNSBroadcastRequest(
+                    bundleID: bundleID,
+                    channelID: channelID,
+                    payload: payload,
+                    priority: APNSPriority(rawValue: priority),
+                    expiration: expiration
+                )
+            )
+        }
+        return ConsoleChannelAnswer(
+            status: response.status,
+            reason: response.reason?.rawValue,
+            requestID: response.requestID,
+            channelID: response.channelID
+        )
+    }
+
     /// Stops the client (after the server stopped).
     func shutdown() async {
         let client = self.client.withLock { client in

@@ -71,6 +71,9 @@ struct ConsoleAssetsTests {
         let faults = String(decoding: try #require(ConsoleAssets.asset(at: "/console/faults.js")).bytes, as: UTF8.self)
         #expect(faults.contains("export async function refreshFaults("))
         #expect(page.contains(#"data-testid="faults-panel""#))
+        let channels = String(decoding: try #require(ConsoleAssets.asset(at: "/console/channels.js")).bytes, as: UTF8.self)
+        #expect(channels.contains("export async function refreshChannels("))
+        #expect(page.contains(#"data-testid="channels-panel""#))
     }
 
     @Test("every module a script imports is built in: the set of files is exactly the page's style sheet and its modules")
@@ -80,7 +83,7 @@ struct ConsoleAssetsTests {
             let text = String(decoding: asset.bytes, as: UTF8.self)
             for match in text.matches(of: /from '\.\/([A-Za-z0-9_-]+\.js)'/) { imported.insert(String(match.output.1)) }
         }
-        #expect(imported == ["helpers.js", "faults.js"])
+        #expect(imported == ["helpers.js", "faults.js", "channels.js"])
         #expect(Set(ConsoleAssets.files.keys) == imported.union(["console.js", "console.css"]))
     }
 }

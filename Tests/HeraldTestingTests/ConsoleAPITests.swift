@@ -226,6 +226,59 @@ struct ConsoleAPITests {
 
     // MARK: Events
 
+    @Test("/console/channels, …/broadcast and …/channels/delete go through the gateway; /channels lists the result")
+    func channelsThroughTheGateway() async throws {
+        try await withHeraldServer(Self.options) { server in
+            let created = try await ConsoleHTTP.post(server, "console/channels", ["bundleID": Self.app, "storagePolicy": 1])
+            #expect(created.status == 200)
+            let answer = try #require(created.object)
+            #expect(answer["status"] as? Int == 201)
+            let channel = try #require(answer["channelID"] as? String)
+            #expect(NotificationID(answer["requestID"] as? String ?? "") != nil)
+
+            let expiration = server.clock.nowMilliseconds() / 1000 + 3600
+            let payload: [String: Any] = ["aps": ["event": "update", "timestamp": 1_700_000_000, "content-state": ["score": "1-0"]]]
+            let sent = try await ConsoleHTTP.post(
+                server,
+                "console/broadcast",
+                ["bundleID": Self.app, "channel": channel, "priority": 5, "expiration": expiration, "payload": payload]
+            )
+            #expect(sent.status == 200)
+            #expect(sent.object?["status"] as? Int == 200)
+            let requestID = try #require(sent.object?["requestID"] as? String)
+
+            let listed = try await ConsoleHTTP.get(server, "channels")
+            let entry = try #require((listed.object?["channels"] as? [[String: Any]])?.first { $0["id"] as? String == channel })
+            #expect(entry["storagePolicy"] as? Int == 1)
+            #expect((entry["kept"] as? [String: Any])?["requestID"] as? String == requestID)
+            #expect((entry["recent"] as? [[String: Any]])?.map { $0["requestID"] as? String } == [requestID])
+
+            // The gateway's refusal comes back as its answer; a malformed request is the console's 400.
+            let refused = try await ConsoleHTTP.post(
+                server,
+                "console/broadcast",
+                ["bundleID": Self.app, "channel": channel, "priority": 7, "payload": payload]
+            )
+            #expect(refused.object?["status"] as? Int == 400)
+            #expect(refused.object?["reason"] as? String == "BadPriority")
+            #expect(
+                try await ConsoleHTTP.post(server, "console/broadcast", ["bundleID": Self.app, "channel": "not base64!", "payload": payload]).status
+                    == 400
+            )
+            #expect(try await ConsoleHTTP.post(server, "console/channels", ["bundleID": Self.app, "storagePolicy": 2]).status == 400)
+            #expect(try await ConsoleHTTP.post(server, "console/broadcast", ["bundleID": Self.app, "channel": channel]).status == 400)
+
+            let deleted = try await ConsoleHTTP.post(server, "console/channels/delete", ["bundleID": Self.app, "channel": channel])
+            #expect(deleted.object?["status"] as? Int == 204)
+            let gone = try await ConsoleHTTP.post(server, "console/broadcast", ["bundleID": Self.app, "channel": channel, "payload": payload])
+            #expect(gone.object?["reason"] as? String == "ChannelNotRegistered")
+            #expect(
+                try await ConsoleHTTP.get(server, "channels?id=\(channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").status
+                    == 404
+            )
+        }
+    }
+
     @Test("/events: a push brings screen and trace events; with nothing new, the long poll times out empty")
     func events() async throws {
         try await withHeraldServer(Self.options) { server in

@@ -5,6 +5,7 @@ import {
   lower, appIcon
 } from './helpers.js';
 import { refreshFaults, showFaultTarget, startFaults } from './faults.js';
+import { refreshChannels, startChannels } from './channels.js';
 
 // ---- State ---------------------------------------------------------------------------
 const state = {
@@ -764,13 +765,13 @@ async function handle(events) {
   if (devices && !work.length) work.push(refreshDevices());
   if (trace) work.push(refreshTrace());
   if (recent) work.push(refreshRecent());
-  if (events.length) work.push(refreshFaults());
+  if (events.length) work.push(refreshFaults(), refreshChannels());
   await Promise.all(work);
 }
 
 let started = false;
 async function refreshAll() {
-  await Promise.all([refreshDevices(), refreshRecent(), refreshFaults(), state.traceID ? refreshTrace() : null]);
+  await Promise.all([refreshDevices(), refreshRecent(), refreshFaults(), refreshChannels(), state.traceID ? refreshTrace() : null]);
   if (!started) {
     started = true;
     describeTarget();
@@ -820,6 +821,8 @@ startFaults(() => {
   const { device, token } = selectedApp();
   return token ? { token: token.token, label: `${token.bundleID} on ${device.name || device.id}` } : null;
 });
+// The Channels panel offers the bundle ids of the devices' apps.
+startChannels(() => state.devices.flatMap((device) => activeTokens(device).map((token) => token.bundleID)));
 fields.payload.value = JSON.stringify(templates()[0][1], null, 2);
 fillTemplates();
 showBytes();

@@ -102,7 +102,7 @@ extension ConsoleAPI {
         return .json(writer.bytes)
     }
 
-    private func available() throws(WebError) -> any ConsolePushService {
+    func available() throws(WebError) -> any ConsolePushService {
         guard let pushes else { throw WebError(status: 503, message: "this server does not send from the console") }
         return pushes
     }

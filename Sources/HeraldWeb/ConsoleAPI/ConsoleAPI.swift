@@ -72,6 +72,15 @@ extension ConsoleAPI {
         Route(method: .post, path: "/api/v1/console/send") { (api, request) throws(WebError) in
             try await api.send(body: request.body)
         },
+        Route(method: .post, path: "/api/v1/console/channels") { (api, request) throws(WebError) in
+            try await api.channelRequest("create", body: request.body)
+        },
+        Route(method: .post, path: "/api/v1/console/channels/delete") { (api, request) throws(WebError) in
+            try await api.channelRequest("delete", body: request.body)
+        },
+        Route(method: .post, path: "/api/v1/console/broadcast") { (api, request) throws(WebError) in
+            try await api.channelRequest("broadcast", body: request.body)
+        },
         Route(method: .get, path: "/api/v1/events") { (api, request) throws(WebError) in
             try await api.events(request: request)
         },

@@ -130,4 +130,8 @@ public protocol ConsolePushService: Sendable {
     ///
     /// - Throws: when no answer came (the gateway could not be reached), with a one-line message.
     func send(_ push: ConsolePush) async throws -> ConsolePushAnswer
+
+    /// Sends a channel-management or broadcast request through the gateway as a provider would (a default
+    /// implementation answers `503`).
+    func channelRequest(_ request: ConsoleChannelRequest) async throws -> ConsoleChannelAnswer
 }
