@@ -295,7 +295,7 @@ let package = Package(
         // Examples/ProviderExample's code and tests, compiled here too so that `swift test` runs them.
         .testTarget(
             name: "ProviderExampleTests",
-            dependencies: ["HeraldTesting", "HeraldProviderClient", "HeraldCore"],
+            dependencies: ["HeraldTesting", "HeraldProviderClient", "HeraldCore", "HeraldSimulator"],
             path: "Examples/ProviderExample",
             // The example's own manifest, for building it as a package of its own, is not a source here.
             exclude: ["Package.swift"],

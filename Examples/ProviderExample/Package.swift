@@ -23,6 +23,8 @@ let package = Package(
                 "OrderNotifier",
                 .product(name: "HeraldTesting", package: "Herald"),
                 .product(name: "HeraldProviderClient", package: "Herald"),
+                .product(name: "HeraldSimulator", package: "Herald"),
+                .product(name: "HeraldCore", package: "Herald"),
             ]
         ),
     ],

@@ -78,6 +78,18 @@ extension TestDevice {
         }
     }
 
+    /// Waits until the server has registered the app's push-to-start token for an activity type (the device reports
+    /// it after it registers the app), and returns it: where a provider sends `event: start`.
+    ///
+    /// - Throws: ``HeraldExpectationFailure`` after `timeout`.
+    public func pushToStartToken(for bundleID: String, type activityType: String, within timeout: Duration = .seconds(10)) async throws -> String {
+        try await poll(within: timeout) {
+            "device '\(self.name)': \(bundleID) registered no push-to-start token for \(activityType) within \(timeout)"
+        } check: {
+            self.linked.activityTokens.first { $0.bundleID == bundleID && $0.kind == .pushToStart && $0.activityType == activityType }?.token.hex
+        }
+    }
+
     /// An activity's content state as JSON.
     public static func contentState(of activity: ActivitySnapshot) -> [String: JSONValue]? {
         guard case .object(let members)? = try? JSONParser.parse(Array(activity.contentState.utf8)) else { return nil }

@@ -156,9 +156,12 @@ extension SimulatedDevice {
         return tokens
     }
 
-    /// The app's Live Activities as a console shows them (empty for an app without activity types).
+    /// The app's Live Activities as a console shows them now (empty for an app without activity types): time is
+    /// applied first, so an activity past its stale date is stale and one past its dismissal date is gone.
     public func activities(in bundleID: String) -> [ActivitySnapshot] {
-        apps[bundleID]?.activities?.snapshots ?? []
+        guard let center = apps[bundleID]?.activities else { return [] }
+        center.evaluate()
+        return center.snapshots
     }
 
     /// Hands a `liveactivity` push to the app's ActivityKit, addressed by the token it was sent to, and reports what
