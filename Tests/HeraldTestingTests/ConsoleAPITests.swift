@@ -266,6 +266,9 @@ struct ConsoleAPITests {
                     == 400
             )
             #expect(try await ConsoleHTTP.post(server, "console/channels", ["bundleID": Self.app, "storagePolicy": 2]).status == 400)
+            #expect(
+                try await ConsoleHTTP.post(server, "console/channels", text: #"{"bundleID": "\#(Self.app)", "storagePolicy": null}"#).status == 400
+            )
             #expect(try await ConsoleHTTP.post(server, "console/broadcast", ["bundleID": Self.app, "channel": channel]).status == 400)
 
             let deleted = try await ConsoleHTTP.post(server, "console/channels/delete", ["bundleID": Self.app, "channel": channel])

@@ -52,6 +52,8 @@ extension ConsoleAPI {
             return value
         }
         func integer(_ name: String, default value: Int64, in range: ClosedRange<Int64>) throws(WebError) -> Int64 {
+            // Absent takes the default; null is not an integer.
+            if case .null? = reader.object[name] { throw .badRequest("\(name) must be an integer") }
             let read: Int64?
             do {
                 read = try reader.optionalInteger(name, context: context)
