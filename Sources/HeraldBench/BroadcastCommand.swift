@@ -17,17 +17,7 @@ struct BroadcastCommand: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
 
-    @Option(name: .customLong("h2c-port"), help: "The provider API's cleartext port (h2c prior knowledge).")
-    var cleartextPort = 2195
-
-    @Option(help: "The provider's .p8 signing key (registered with the server).")
-    var p8: String
-
-    @Option(name: .customLong("key-id"), help: "The key id (kid).")
-    var keyID: String
-
-    @Option(name: .customLong("team-id"), help: "The team id (iss).")
-    var teamID: String
+    @OptionGroup var provider: ProviderOptions
 
     @Option(help: "Devices subscribed to the channel.")
     var devices = 10_000
@@ -67,15 +57,10 @@ struct BroadcastCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let key: PrivateSigningKey
-        do {
-            key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
-        } catch {
-            throw BenchFailure("cannot read the key \(p8): \(error)")
-        }
+        let key = try provider.key()
         guard storagePolicy == 0 || storagePolicy == 1 else { throw BenchFailure("--storage-policy must be 0 or 1") }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: server.eventLoops ?? System.coreCount)
-        let endpoint = APNSProviderClient.Endpoint(host: server.host, port: cleartextPort, usesTLS: false)
+        let endpoint = APNSProviderClient.Endpoint(host: server.host, port: provider.cleartextPort, usesTLS: false)
         let client = try APNSProviderClient(configuration: .init(endpoint: endpoint, authentication: .token(key)), eventLoopGroup: group)
         let created = try await client.createChannel(bundleID: DeviceFleet.bundleID, storagePolicy: .init(rawValue: storagePolicy))
         guard created.status == 201, let channel = created.channelID else {

@@ -14,17 +14,7 @@ struct DeliveryCommand: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
 
-    @Option(name: .customLong("h2c-port"), help: "The provider API's cleartext port (h2c prior knowledge).")
-    var cleartextPort = 2195
-
-    @Option(help: "The provider's .p8 signing key (registered with the server).")
-    var p8: String
-
-    @Option(name: .customLong("key-id"), help: "The key id (kid).")
-    var keyID: String
-
-    @Option(name: .customLong("team-id"), help: "The team id (iss).")
-    var teamID: String
+    @OptionGroup var provider: ProviderOptions
 
     @Option(help: "Connected devices.")
     var devices = 1000
@@ -72,12 +62,7 @@ struct DeliveryCommand: AsyncParsableCommand {
     var json: String?
 
     func run() async throws {
-        let key: PrivateSigningKey
-        do {
-            key = try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
-        } catch {
-            throw BenchFailure("cannot read the key \(p8): \(error)")
-        }
+        let key = try provider.key()
         let sweep = try rates.split(separator: ",").map { text -> Double in
             guard let rate = Double(text.trimmingCharacters(in: .whitespaces)), rate > 0 else { throw BenchFailure("bad rate '\(text)'") }
             return rate
@@ -90,7 +75,7 @@ struct DeliveryCommand: AsyncParsableCommand {
 
         var clients: [APNSProviderClient] = []
         for _ in 0..<max(1, connections) {
-            let endpoint = APNSProviderClient.Endpoint(host: server.host, port: cleartextPort, usesTLS: false)
+            let endpoint = APNSProviderClient.Endpoint(host: server.host, port: provider.cleartextPort, usesTLS: false)
             let client = try APNSProviderClient(configuration: .init(endpoint: endpoint, authentication: .token(key)), eventLoopGroup: group)
             try await client.connect()
             clients.append(client)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldAuth
 
 /// `herald-bench`: the delivery benchmark's load generator (bench/delivery/README.md).
 ///
@@ -31,6 +32,30 @@ struct ServerOptions: ParsableArguments {
 
     @Option(name: .customLong("event-loops"), help: "Event-loop threads of the devices and the provider (default: one per usable core).")
     var eventLoops: Int?
+}
+
+/// The provider's port and signing key.
+struct ProviderOptions: ParsableArguments {
+    @Option(name: .customLong("h2c-port"), help: "The provider API's cleartext port (h2c prior knowledge).")
+    var cleartextPort = 2195
+
+    @Option(help: "The provider's .p8 signing key (registered with the server).")
+    var p8: String
+
+    @Option(name: .customLong("key-id"), help: "The key id (kid).")
+    var keyID: String
+
+    @Option(name: .customLong("team-id"), help: "The team id (iss).")
+    var teamID: String
+
+    /// The key, or a one-line failure.
+    func key() throws -> PrivateSigningKey {
+        do {
+            return try PrivateSigningKey(keyID: keyID, teamID: teamID, contentsOf: URL(fileURLWithPath: p8))
+        } catch {
+            throw BenchFailure("cannot read the key \(p8): \(error)")
+        }
+    }
 }
 
 /// A failure reported as one line and exit status 1.

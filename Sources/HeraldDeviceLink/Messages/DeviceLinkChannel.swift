@@ -38,62 +38,10 @@ public struct DeviceLinkChannelReply: Sendable, Hashable {
     }
 }
 
-/// The body of `broadcast`: one message a provider broadcast on a channel the device subscribes to. There is no
-/// `ack`: like APNs' broadcasts, it is sent to the devices connected now; a device that missed it gets the channel's
-/// kept message (storage policy 1) when it subscribes again.
-public struct DeviceLinkBroadcast: Sendable, Hashable {
-    /// The channel id.
-    public var channelID: String
-    /// The app.
-    public var bundleID: String
-    /// The channel's environment.
-    public var environment: APNSEnvironment
-    /// The broadcast's `apns-request-id`: a device that already has it drops it.
-    public var requestID: String
-    /// `apns-priority`: 5 or 10.
-    public var priority: Int
-    /// `apns-expiration` in seconds since the epoch (`0`: now or never).
-    public var expiration: Int64
-    /// When the server accepted it, in milliseconds since the epoch.
-    public var acceptedAtMilliseconds: Int64
-    /// The provider's Live Activity payload, byte for byte.
-    public var payload: [UInt8]
-
-    /// Creates a broadcast frame body.
-    public init(
-        channelID: String,
-        bundleID: String,
-        environment: APNSEnvironment,
-        requestID: String,
-        priority: Int,
-        expiration: Int64,
-        acceptedAtMilliseconds: Int64,
-        payload: [UInt8]
-    ) {
-        self.channelID = channelID
-        self.bundleID = bundleID
-        self.environment = environment
-        self.requestID = requestID
-        self.priority = priority
-        self.expiration = expiration
-        self.acceptedAtMilliseconds = acceptedAtMilliseconds
-        self.payload = payload
-    }
-
-    /// The frame body of an accepted broadcast.
-    public init(_ message: ChannelMessage) {
-        self.init(
-            channelID: message.channelID,
-            bundleID: message.bundleID,
-            environment: message.environment,
-            requestID: message.requestID,
-            priority: message.priority,
-            expiration: message.expiration,
-            acceptedAtMilliseconds: message.acceptedAtMilliseconds,
-            payload: message.payload
-        )
-    }
-}
+/// The body of `broadcast`: one message a provider broadcast on a channel the device subscribes to, as the server
+/// accepted it (``ChannelMessage``). There is no `ack`: like APNs' broadcasts, it is sent to the devices connected now;
+/// a device that missed it gets the channel's kept message (storage policy 1) when it subscribes again.
+public typealias DeviceLinkBroadcast = ChannelMessage
 
 extension DeviceLinkClientMessage {
     static func channelRequest(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkChannelRequest {

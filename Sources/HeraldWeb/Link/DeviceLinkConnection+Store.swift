@@ -180,7 +180,7 @@ extension DeviceLinkConnection {
                     )
                 )
             }
-            let kept = channel.keptMessage(atMilliseconds: services.clock.nowMilliseconds()).map(DeviceLinkBroadcast.init)
+            let kept = channel.keptMessage(atMilliseconds: services.clock.nowMilliseconds())
             return .channelSubscribed(DeviceLinkChannelReply(id: request.id, channelID: request.channelID, isNew: isNew), kept: kept)
         } catch {
             if isNew { services.channels.unsubscribe(session.id, from: key) }

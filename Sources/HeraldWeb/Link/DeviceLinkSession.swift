@@ -40,7 +40,7 @@ final class DeviceLinkSession: DeviceSession, ChannelSubscriber {
 
     func broadcast(_ broadcast: ChannelBroadcast) {
         // Encoded once for every subscriber of the channel.
-        write(broadcast.frame { DeviceLinkServerMessage.broadcast(DeviceLinkBroadcast($0)).frame() })
+        write(broadcast.frame { DeviceLinkServerMessage.broadcast($0).frame() })
     }
 
     /// Writes an `interact` frame (the web console's request).
