@@ -13,7 +13,7 @@ subclass with our host and port. The trust root goes in through the
 Usage:
   aioapns_client.py --host H --port P --ca CA.pem --topic T \
       (--p8 KEY.p8 --key-id K --team-id T | --cert C.pem --key C-key.pem) \
-      --token HEX [--token HEX ...] [--payload JSON] [--timeout S] [--alpn h2]
+      --token HEX [--token HEX ...] [--payload JSON] [--push-type T] [--timeout S] [--alpn h2]
 
 Output: one JSON line per token:
   {"token": ..., "status": int, "reason": str|null, "apns_id": str|null, "timestamp": int|null,
@@ -52,6 +52,12 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--key", help="certificate auth: the client private key (PEM)")
     parser.add_argument("--token", action="append", required=True, help="device token (hex); repeatable")
     parser.add_argument("--payload", help="JSON payload (default: a small alert)")
+    parser.add_argument(
+        "--push-type",
+        default="alert",
+        choices=["alert", "background", "voip", "liveactivity"],
+        help="apns-push-type, through aioapns' PushType (default: alert)",
+    )
     parser.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for each answer")
     parser.add_argument(
         "--alpn",
@@ -195,7 +201,7 @@ async def send_all(args: argparse.Namespace) -> int:
             request = NotificationRequest(
                 device_token=token,
                 message=args.payload,
-                push_type=PushType.ALERT,
+                push_type=PushType(args.push_type),
             )
             try:
                 result = await asyncio.wait_for(client.send_notification(request), timeout=args.timeout)

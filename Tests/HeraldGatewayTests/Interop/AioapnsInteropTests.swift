@@ -72,6 +72,39 @@ struct AioapnsInteropTests {
         }
     }
 
+    @Test("liveactivity through aioapns' PushType: 200 to push-to-start and activity tokens, 400 DeviceTokenNotForTopic, 410 retired")
+    func liveActivityPushes() async throws {
+        try await withGateway { fixture in
+            let p8 = fixture.directory.appendingPathComponent("AuthKey.p8")
+            try fixture.key.write(p8To: p8)
+            let tokens = try await ActivityTokenRoutingTests.register(fixture)
+            let retired = try await ActivityTokenRoutingTests.register(fixture).activity
+            let retiredAt = fixture.clock.nowMilliseconds() + 1_000
+            try await fixture.store.unregister(retired, atMilliseconds: retiredAt)
+            fixture.clock.advance(seconds: 60)
+            let now = fixture.clock.nowSeconds()
+            let start =
+                #"{"aps":{"event":"start","timestamp":\#(now),"attributes-type":"DeliveryAttributes","attributes":{"orderNumber":7},"#
+                + #""content-state":{"status":"preparing"},"alert":{"title":"Order","body":"Preparing"}}}"#
+
+            let port = try await fixture.port(tls: true)
+            var arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--ca", fixture.pki.files.caCertificate.path]
+            arguments += ["--topic", GatewayFixture.topic + ".push-type.liveactivity", "--push-type", "liveactivity", "--payload", start]
+            arguments += ["--p8", p8.path, "--key-id", GatewayFixture.keyID, "--team-id", GatewayFixture.teamID]
+            for token in [tokens.pushToStart, tokens.activity, tokens.device, retired] { arguments += ["--token", token.hex] }
+            let (result, answers) = try await Interop.aioapns(arguments)
+
+            #expect(result.succeeded, "\(result)")
+            try #require(answers.count == 4, "\(result)")
+            #expect(answers.map(\.status) == [200, 200, 400, 410], "\(result)")
+            #expect(answers.map(\.reason) == [nil, nil, "DeviceTokenNotForTopic", "Unregistered"], "\(result)")
+            #expect(answers[3].timestamp == retiredAt, "\(result)")
+            let stored = try #require(try await fixture.store.listNotifications(token: tokens.pushToStart, limit: 1).first)
+            #expect(stored.notification.pushType == .liveactivity)
+            #expect(stored.notification.topic == GatewayFixture.topic + ".push-type.liveactivity")
+        }
+    }
+
     private func sendThreeAndCheck(_ fixture: GatewayFixture, credentials: [String]) async throws {
         let valid = try await fixture.registerToken()
         let unregistered = try await fixture.registerToken()
