@@ -97,4 +97,39 @@ struct SimulatedDeviceActivityTests {
         #expect(await device.activities(in: "com.example.food").isEmpty)
         #expect(await device.channelSubscriptions().isEmpty)
     }
+
+    @Test("a type's lockScreen template draws each activity's view from its attributes and content state; an unknown placeholder is refused")
+    func lockScreenTemplate() async throws {
+        let device = try await makeDevice(
+            """
+            {"name": "phone", "apps": [{"bundleID": "com.example.food", "activities": [{"name": "DeliveryAttributes",
+              "attributes": ["orderNumber"], "contentState": ["status"],
+              "lockScreen": {"title": "Order {attributes.orderNumber}", "lines": ["{state.status}", "{state.eta.minutes} min"]}}]}]}
+            """
+        )
+        let start = try #require(await device.activityTokens().first)
+        _ = await device.receive(
+            Self.activityPush(
+                #"{"event":"start","timestamp":1700000000,"attributes-type":"DeliveryAttributes","attributes":{"orderNumber":7},"#
+                    + #""content-state":{"status":"preparing","eta":{"minutes":12}},"alert":{"title":"Order","body":"Preparing"}}"#,
+                token: start.token.hex
+            )
+        )
+        let app = try #require(await device.snapshot().apps.first)
+        let activity = try #require(app.activities?.first)
+        #expect(app.activityViews?[activity.id] == ActivityView(title: "Order 7", lines: ["preparing", "12 min"]))
+
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode(
+                ActivityTypeManifest.self,
+                from: Data(#"{"name": "T", "lockScreen": {"title": "{status}"}}"#.utf8)
+            )
+        }
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode(ActivityTypeManifest.self, from: Data(#"{"name": "T", "lockScreen": {"lines": ["{state.}"]}}"#.utf8))
+        }
+        // An app without a template has no views.
+        let plain = try await makeDevice(Self.manifest)
+        #expect(await plain.snapshot().apps.first?.activityViews?.isEmpty == true)
+    }
 }

@@ -406,6 +406,7 @@ function contentPairs(activity) {
 }
 
 function drawActivity(app, activity) {
+  const view = app.activityViews?.[activity.id];
   const pairs = contentPairs(activity);
   let attributes = {};
   try { attributes = JSON.parse(activity.attributes || '{}'); } catch { attributes = {}; }
@@ -418,10 +419,15 @@ function drawActivity(app, activity) {
       appIcon(app, true),
       el('span', { class: 'activity-type', text: `${app.name || app.bundleID} · ${activity.typeName}` }),
       el('span', { class: `activity-state ${activity.state}`, testid: 'activity-state', text: stateText })),
-    subtitle ? el('div', { class: 'activity-subtitle', text: subtitle }) : null,
-    el('div', { class: 'activity-content', testid: 'activity-content' },
-      pairs.map(([name, value]) => el('div', { class: 'activity-pair' },
-        el('span', { class: 'activity-key', text: name }), el('span', { class: 'activity-value', text: value })))),
+    ...(view ? [
+      // The type's lock-screen template, drawn by the device (docs/device-manifest.md, "activities").
+      view.title ? el('div', { class: 'activity-title', testid: 'activity-title', text: view.title }) : null,
+      el('div', { class: 'activity-lines', testid: 'activity-content' },
+        (view.lines || []).map((line) => el('div', { class: 'activity-line', text: line })))]
+      : [subtitle ? el('div', { class: 'activity-subtitle', text: subtitle }) : null,
+        el('div', { class: 'activity-content', testid: 'activity-content' },
+          pairs.map(([name, value]) => el('div', { class: 'activity-pair' },
+            el('span', { class: 'activity-key', text: name }), el('span', { class: 'activity-value', text: value }))))]),
     meta ? el('div', { class: 'activity-meta', text: meta }) : null);
 }
 

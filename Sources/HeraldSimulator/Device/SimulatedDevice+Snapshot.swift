@@ -39,6 +39,8 @@ public struct AppSnapshot: Sendable, Hashable, Codable {
     /// The Live Activities on the lock screen (active, stale, or ended and not yet dismissed), in start order; `nil`
     /// for an app that declares no activity types.
     public var activities: [ActivitySnapshot]?
+    /// Each activity's lock-screen view, by activity id, for the types whose manifest has a `lockScreen` template.
+    public var activityViews: [String: ActivityView]?
 }
 
 /// A registered category as a console shows it.
@@ -82,6 +84,10 @@ extension SimulatedDevice {
             guard let app = apps[installed.bundleID] else { continue }
             let categories = await app.runtime.center.notificationCategories().sorted { $0.identifier < $1.identifier }
             let center = await app.runtime.snapshot()
+            let activities = app.activities.map { center in
+                center.evaluate()
+                return center.snapshots
+            }
             snapshots.append(
                 AppSnapshot(
                     bundleID: installed.bundleID,
@@ -99,13 +105,28 @@ extension SimulatedDevice {
                     },
                     center: center,
                     apnsIDs: app.apnsIDs,
-                    activities: app.activities.map { center in
-                        center.evaluate()
-                        return center.snapshots
-                    }
+                    activities: activities,
+                    activityViews: activities.map { Self.views(of: $0, types: app.manifest.activities) }
                 )
             )
         }
         return DeviceSnapshot(name: name, capturedAt: clock.now, apps: snapshots)
+    }
+
+    /// The lock-screen views of the activities whose type has a template.
+    static func views(of activities: [ActivitySnapshot], types: [ActivityTypeManifest]) -> [String: ActivityView] {
+        func object(_ text: String) -> [String: HeraldUserNotifications.JSONValue] {
+            let parsed = (try? JSONSerialization.jsonObject(with: Data(text.utf8))).flatMap(HeraldUserNotifications.JSONValue.init(any:))
+            guard case .object(let members)? = parsed else {
+                return [:]
+            }
+            return Dictionary(members.members.map { ($0.key, $0.value) }) { first, _ in first }
+        }
+        var views: [String: ActivityView] = [:]
+        for activity in activities {
+            guard let template = types.first(where: { $0.name == activity.typeName })?.lockScreen else { continue }
+            views[activity.id] = template.render(attributes: object(activity.attributes), state: object(activity.contentState))
+        }
+        return views
     }
 }

@@ -30,14 +30,21 @@ public struct ContentTemplate: Sendable, Hashable, Codable, CustomStringConverti
 
     /// Parses a template; `extraPlaceholders` are the context's own names (`name`, `value`).
     public init(_ text: String, extraPlaceholders: Set<String> = []) throws {
+        try self.init(text, names: Self.contentPlaceholders.union(extraPlaceholders), prefixes: ["payload."])
+    }
+
+    /// Parses a template whose placeholders are `names` or a key under one of `prefixes` (`{state.minutes}`).
+    init(_ text: String, names: Set<String>, prefixes: [String]) throws {
         self.text = text
         segments = try Self.parse(text)
         for case .placeholder(let name) in segments {
-            guard Self.contentPlaceholders.contains(name) || extraPlaceholders.contains(name) || name.hasPrefix("payload.") else {
-                let allowed = (Self.contentPlaceholders.union(extraPlaceholders).sorted() + ["payload.KEY"]).map { "{\($0)}" }
+            guard names.contains(name) || prefixes.contains(where: { name.hasPrefix($0) }) else {
+                let allowed = (names.sorted() + prefixes.map { $0 + "KEY" }).map { "{\($0)}" }
                 throw Invalid(reason: "unknown placeholder {\(name)}; allowed: \(allowed.joined(separator: ", "))")
             }
-            guard name != "payload." else { throw Invalid(reason: "{payload.} needs a key, as in {payload.sender-id}") }
+            if let prefix = prefixes.first(where: { name == $0 }) {
+                throw Invalid(reason: "{\(prefix)} needs a key, as in {\(prefix)KEY}")
+            }
         }
     }
 
