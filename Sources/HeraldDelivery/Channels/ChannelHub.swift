@@ -104,6 +104,18 @@ public final class ChannelHub: Sendable {
         var subscribers: [ChannelKey: [DeviceSessionID: any ChannelSubscriber]] = [:]
         var bySession: [DeviceSessionID: Set<ChannelKey>] = [:]
         var recent: [ChannelKey: [BroadcastRecord]] = [:]
+        /// Every connection's subscriptions together, kept as they change (the gauge reads it on each change).
+        var count = 0
+
+        /// Ends one subscription in both maps; false when there was none.
+        mutating func end(_ session: DeviceSessionID, _ key: ChannelKey) -> Bool {
+            guard bySession[session]?.remove(key) != nil else { return false }
+            if bySession[session]?.isEmpty == true { bySession[session] = nil }
+            subscribers[key]?[session] = nil
+            if subscribers[key]?.isEmpty == true { subscribers[key] = nil }
+            count -= 1
+            return true
+        }
     }
 
     private let state = Mutex(State())
@@ -119,64 +131,51 @@ public final class ChannelHub: Sendable {
 
     /// How many subscriptions the open connections hold.
     public var subscriptionCount: Int {
-        state.withLock { state in state.bySession.values.reduce(0) { $0 + $1.count } }
-    }
-
-    private func updateGauge() {
-        guard let metrics else { return }
-        metrics.recordSubscriptions(subscriptionCount)
+        state.withLock { $0.count }
     }
 
     /// Subscribes a connection to a channel; subscribing twice is one subscription. Returns whether it is new.
     @discardableResult
     public func subscribe(_ subscriber: any ChannelSubscriber, to key: ChannelKey) throws(SubscribeError) -> Bool {
-        let result = state.withLock { state -> Result<Bool, SubscribeError> in
-            var keys = state.bySession[subscriber.id, default: []]
-            if keys.contains(key) { return .success(false) }
+        let result = state.withLock { state -> Result<Int?, SubscribeError> in
+            let keys = state.bySession[subscriber.id, default: []]
+            if keys.contains(key) { return .success(nil) }
             guard keys.count < Self.maximumSubscriptionsPerSession else { return .failure(.tooMany) }
-            keys.insert(key)
-            state.bySession[subscriber.id] = keys
+            state.bySession[subscriber.id, default: []].insert(key)
             state.subscribers[key, default: [:]][subscriber.id] = subscriber
-            return .success(true)
+            state.count += 1
+            return .success(state.count)
         }
-        let isNew = try result.get()
-        if isNew { updateGauge() }
-        return isNew
+        guard let count = try result.get() else { return false }
+        metrics?.recordSubscriptions(count)
+        return true
     }
 
     /// Ends one subscription; returns whether there was one.
     @discardableResult
     public func unsubscribe(_ session: DeviceSessionID, from key: ChannelKey) -> Bool {
-        let removed = state.withLock { state in
-            guard state.bySession[session]?.remove(key) != nil else { return false }
-            if state.bySession[session]?.isEmpty == true { state.bySession[session] = nil }
-            Self.remove(session, from: key, in: &state)
-            return true
-        }
-        if removed { updateGauge() }
-        return removed
+        let count = state.withLock { state in state.end(session, key) ? state.count : nil }
+        if let count { metrics?.recordSubscriptions(count) }
+        return count != nil
     }
 
     /// The connection closed: its subscriptions end.
     public func sessionClosed(_ session: DeviceSessionID) {
-        state.withLock { state in
-            for key in state.bySession.removeValue(forKey: session) ?? [] {
-                Self.remove(session, from: key, in: &state)
-            }
+        let count = state.withLock { state in
+            for key in state.bySession[session] ?? [] { _ = state.end(session, key) }
+            return state.count
         }
-        updateGauge()
+        metrics?.recordSubscriptions(count)
     }
 
     /// The channel was deleted: its subscriptions and its history end.
     public func channelDeleted(_ key: ChannelKey) {
-        state.withLock { state in
-            for session in (state.subscribers.removeValue(forKey: key) ?? [:]).keys {
-                state.bySession[session]?.remove(key)
-                if state.bySession[session]?.isEmpty == true { state.bySession[session] = nil }
-            }
+        let count = state.withLock { state in
+            for session in state.subscribers[key]?.keys ?? [:].keys { _ = state.end(session, key) }
             state.recent[key] = nil
+            return state.count
         }
-        updateGauge()
+        metrics?.recordSubscriptions(count)
     }
 
     /// Sends a broadcast to every connection subscribed to its channel now; returns how many.
@@ -221,10 +220,5 @@ public final class ChannelHub: Sendable {
     /// The channels a connection subscribes to.
     public func subscriptions(of session: DeviceSessionID) -> Set<ChannelKey> {
         state.withLock { $0.bySession[session] ?? [] }
-    }
-
-    private static func remove(_ session: DeviceSessionID, from key: ChannelKey, in state: inout State) {
-        state.subscribers[key]?[session] = nil
-        if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
     }
 }
