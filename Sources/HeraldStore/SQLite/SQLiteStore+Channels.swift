@@ -43,19 +43,11 @@ extension SQLiteStore {
     public func channel(id: String, bundleID: String, environment: APNSEnvironment) async throws -> ChannelRecord? {
         try checkOpen()
         return try await read { db in
-            guard
-                var record = try Row.fetchOne(
-                    db,
-                    sql: "SELECT \(Self.channelColumns) FROM channel WHERE id = ? AND bundle_id = ? AND environment = ?",
-                    arguments: [id, bundleID, environment.rawValue]
-                ).map(Self.channelRecord)
-            else { return nil }
-            record.keptMessage = try Row.fetchOne(
+            try Row.fetchOne(
                 db,
-                sql: "SELECT \(Self.keptColumns) FROM channel_message WHERE channel_id = ?",
-                arguments: [id]
-            ).map { try Self.keptMessage($0, channel: record) }
-            return record
+                sql: "\(Self.channelWithKeptMessage) WHERE c.id = ? AND c.bundle_id = ? AND c.environment = ?",
+                arguments: [id, bundleID, environment.rawValue]
+            ).map(Self.channelRecord)
         }
     }
 
@@ -86,13 +78,14 @@ extension SQLiteStore {
         }
     }
 
-    /// Every channel of every app, oldest first, at most `limit` of them (the inspection API's list).
+    /// Every channel of every app with its kept broadcast, oldest first, at most `limit` of them (the inspection
+    /// API's list).
     public func allChannels(limit: Int) async throws -> [ChannelRecord] {
         try checkOpen()
         return try await read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT \(Self.channelColumns) FROM channel ORDER BY created_at, id LIMIT ?",
+                sql: "\(Self.channelWithKeptMessage) ORDER BY c.created_at, c.id LIMIT ?",
                 arguments: [limit]
             ).map(Self.channelRecord)
         }
@@ -129,6 +122,12 @@ extension SQLiteStore {
     }
 
     static let keptColumns = "request_id, priority, expiration, accepted_at, keep_until, payload"
+    /// A channel's row and its kept broadcast's (NULLs when it keeps none), in one read.
+    static let channelWithKeptMessage = """
+        SELECT c.id, c.bundle_id, c.environment, c.storage_policy, c.push_type, c.created_at,
+            m.request_id, m.priority, m.expiration, m.accepted_at, m.keep_until, m.payload
+        FROM channel c LEFT JOIN channel_message m ON m.channel_id = c.id
+        """
 
     static func keptMessage(_ row: Row, channel: ChannelRecord) throws -> KeptChannelMessage {
         let payload: Data = try row.decode(forColumn: "payload")
@@ -152,7 +151,7 @@ extension SQLiteStore {
         guard let environment = APNSEnvironment(rawValue: environmentText) else {
             throw StoreError.corruptRecord.with(detail: "channel environment \(environmentText)")
         }
-        return ChannelRecord(
+        var record = ChannelRecord(
             id: try row.decode(forColumn: "id"),
             bundleID: try row.decode(forColumn: "bundle_id"),
             environment: environment,
@@ -160,5 +159,8 @@ extension SQLiteStore {
             pushType: try row.decode(forColumn: "push_type"),
             createdAtMilliseconds: try row.decode(forColumn: "created_at")
         )
+        // Rows of a read joined with channel_message carry the kept broadcast, if there is one.
+        if (row["request_id"] as String?) != nil { record.keptMessage = try keptMessage(row, channel: record) }
+        return record
     }
 }

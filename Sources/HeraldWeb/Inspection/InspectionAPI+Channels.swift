@@ -21,9 +21,7 @@ extension InspectionAPI {
         writer.beginObject()
         writer.key("channels")
         writer.beginArray()
-        for listed in channels {
-            // The list leaves the kept message out: read it per channel (a channel has at most one).
-            let channel = try await store.channel(id: listed.id, bundleID: listed.bundleID, environment: listed.environment) ?? listed
+        for channel in channels {
             let key = ChannelKey(channelID: channel.id, bundleID: channel.bundleID, environment: channel.environment)
             writeChannel(
                 channel,
