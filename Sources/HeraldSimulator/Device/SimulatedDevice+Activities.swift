@@ -97,26 +97,20 @@ extension SimulatedDevice {
             return drop(DropReason.unknownApp.rawValue, "no app \(broadcast.bundleID) with Live Activities is installed on \(name)")
         }
         let events = center.receive(payload: Data(broadcast.payload), target: .channel(broadcast.channelID), priority: broadcast.priority)
-        let names = events.map(Self.eventName)
-        if case .dropped(let reason, let message)? = events.first(where: { if case .dropped = $0 { true } else { false } }) {
-            return drop(reason, message)
+        if !events.contains(where: Self.isDrop), events.compactMap(Self.activityID).isEmpty {
+            return drop("no-activity", "no live activity of \(broadcast.bundleID) follows channel \(broadcast.channelID)")
         }
-        let ids = events.compactMap(Self.activityID)
-        guard !ids.isEmpty else { return drop("no-activity", "no live activity of \(broadcast.bundleID) follows channel \(broadcast.channelID)") }
-        let shown = center.snapshots.filter { ids.contains($0.id) }
-        return [
+        let context: [String: JSONValue] = ["channel": .string(broadcast.channelID), "priority": .int(broadcast.priority)]
+        return activityReport(events, center: center, context: context) { event, detail in
             DeviceReport(
-                event: shown.isEmpty ? .removed : .displayed,
+                event: event,
                 bundleID: broadcast.bundleID,
                 apnsID: apnsID,
                 notificationIdentifier: broadcast.requestID,
                 date: clock.now,
-                detail: [
-                    "channel": .string(broadcast.channelID), "priority": .int(broadcast.priority),
-                    "activityEvents": ReportDetail.strings(names), "activities": .array(shown.map(Self.detail)),
-                ]
+                detail: detail
             )
-        ]
+        }
     }
 
     /// Every Live Activity token the device's apps hold now: each type's push-to-start token and the push token of
@@ -172,7 +166,8 @@ extension SimulatedDevice {
         let tokenData = notification.token.map { Self.bytes($0.hex) } ?? Data()
         let target: ActivityPushTarget = pushToStart.contains(tokenData) ? .pushToStartToken(tokenData) : .activityToken(tokenData)
         let events = center.receive(payload: Data(notification.payload), target: target, priority: notification.priority.rawValue)
-        func report(_ event: DeviceReport.Event, _ detail: [String: JSONValue]) -> DeviceReport {
+        let context: [String: JSONValue] = ["pushType": .string(notification.pushType.rawValue), "priority": .int(notification.priority.rawValue)]
+        return activityReport(events, center: center, context: context) { event, detail in
             DeviceReport(
                 event: event,
                 bundleID: notification.bundleID,
@@ -182,31 +177,35 @@ extension SimulatedDevice {
                 detail: detail
             )
         }
-        let names = events.map(Self.eventName)
-        if case .dropped(let reason, let message)? = events.first(where: { if case .dropped = $0 { true } else { false } }) {
-            return [
-                report(
-                    .dropped,
-                    [
-                        "reason": .string(reason), "message": .string(message), "pushType": .string(notification.pushType.rawValue),
-                        "priority": .int(notification.priority.rawValue), "activityEvents": ReportDetail.strings(names),
-                    ]
-                )
-            ]
+    }
+
+    /// What ActivityKit's events for one push or broadcast come to, as one report: `dropped` with ActivityKit's
+    /// reason, else `displayed` with what the activities it changed now show (`removed` when none is left on screen,
+    /// after an `end` with a past dismissal date), with the update's alert; `context` adds the push's own details.
+    private func activityReport(
+        _ events: [ActivityEvent],
+        center: ActivityCenter,
+        context: [String: JSONValue],
+        report: (DeviceReport.Event, [String: JSONValue]) -> DeviceReport
+    ) -> [DeviceReport] {
+        var detail = context
+        detail["activityEvents"] = ReportDetail.strings(events.map(Self.eventName))
+        if case .dropped(let reason, let message)? = events.first(where: Self.isDrop) {
+            detail["reason"] = .string(reason)
+            detail["message"] = .string(message)
+            return [report(.dropped, detail)]
         }
         let ids = events.compactMap(Self.activityID)
         let shown = center.snapshots.filter { ids.contains($0.id) }
-        var detail: [String: JSONValue] = [
-            "pushType": .string(notification.pushType.rawValue),
-            "priority": .int(notification.priority.rawValue),
-            "activityEvents": ReportDetail.strings(names),
-            "activities": .array(shown.map(Self.detail)),
-        ]
+        detail["activities"] = .array(shown.map(Self.detail))
         if case .updated(_, let alert?, _)? = events.first(where: { if case .updated = $0 { true } else { false } }) {
             detail["alert"] = .object(["title": .string(alert.title), "body": .string(alert.body)])
         }
-        // The activity left the screen at once (an `end` with a past dismissal date): nothing is displayed any more.
         return [report(shown.isEmpty ? .removed : .displayed, detail)]
+    }
+
+    private static func isDrop(_ event: ActivityEvent) -> Bool {
+        if case .dropped = event { true } else { false }
     }
 
     private static func detail(_ activity: ActivitySnapshot) -> JSONValue {
