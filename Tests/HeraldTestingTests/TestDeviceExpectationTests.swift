@@ -103,6 +103,9 @@ struct TestDeviceExpectationTests {
             try await server.withProviderClient(tls: false) { client in
                 let apnsID = try await Self.send("Expand me", to: device.token(for: Self.app), with: client, collapseID: "e")
                 try await device.expectNotification(titled: "Expand me", in: Self.app)
+                // The center shows it a moment before the device's report of it is told: wait for that too, so the
+                // order below is the device's, not the race's (seen under load).
+                try await device.expectReport(.displayed, for: apnsID)
                 let reports = try await device.expand("e", in: Self.app)
                 #expect(reports.map(\.event) == [.expanded])
                 try await server.expectTrace(of: apnsID, contains: .expanded)
