@@ -74,7 +74,7 @@ struct HeraldCLIErrorTests {
                 ["serve", "--data-dir", workspace.data.path, "--tls-port", "-1", "--h2c-port", "0", "--link-port", "0"],
                 deadline: .seconds(60)
             )
-            let pid = first.process.process.processIdentifier
+            let pid = first.process.pid
             Self.expectFailure(
                 second,
                 "another herald serve (pid \(pid)) is using the data directory \(workspace.data.path): stop it first, or give this one its own --data-dir"
