@@ -259,11 +259,20 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
 
     /// Writes what `outbound` holds; while the channel is not writable it keeps it (bounded: answers by the stream
     /// limit, control frames by `queuedControlFrame`) unless `force` (a GOAWAY before closing).
+    ///
+    /// The bytes are taken out of `outbound` before they are written: the write may call back into this handler
+    /// before it returns (the channel turning writable again fires `channelWritabilityChanged`, which flushes), and
+    /// bytes still in `outbound` then would go out twice. That sent every answer of a batch twice under load, and
+    /// the client's HTTP/2 stack closed the connection on the second HEADERS of a closed stream.
     func flushIfNeeded(context: ChannelHandlerContext, force: Bool = false) {
         guard outbound.readableBytes > 0, force || context.channel.isWritable else { return }
-        context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
-        // Once the socket took the bytes the storage is ours alone again, and is reused.
-        outbound.clear()
+        do {
+            let bytes = outbound.readSlice(length: outbound.readableBytes)!
+            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+        }
+        // Once the socket took the bytes the storage is ours alone again, and is reused (when the socket kept some,
+        // `clear()` gives `outbound` new storage and the kept bytes stay as they were).
+        if outbound.readableBytes == 0 { outbound.clear() }
     }
 
     /// Coalesces the flushes of answers that complete together (a group commit completes many at once).

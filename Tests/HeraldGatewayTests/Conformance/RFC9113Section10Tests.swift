@@ -52,6 +52,30 @@ struct RFC9113Section10Tests {
         await connection.stop()
     }
 
+    @Test("a flush that turns the channel writable again (the callback runs inside the write) sends each frame once")
+    func reentrantFlushSendsOnce() async throws {
+        let fixture = try await ProcessorFixture.make()
+        let trigger = WritableDuringFlush()
+        let channel = EmbeddedChannel(handlers: [trigger, fixture.connection()])
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        var peer = HTTP2TestPeer()
+        try channel.writeInbound(peer.preface())
+        channel.pipeline.fireChannelReadComplete()
+        #expect(try peer.frames(from: channel).count == 3)
+        // Under load NIO fires channelWritabilityChanged from inside writeAndFlush, when the bytes it kept from
+        // earlier leave the socket; the handler flushes again from that callback.
+        trigger.armed = true
+        var pings = ByteBuffer()
+        for _ in 0..<3 { ControlFrame.ping.write(into: &pings) }
+        try channel.writeInbound(pings)
+        channel.pipeline.fireChannelReadComplete()
+        #expect(trigger.fired == 1)
+        let frames = try peer.frames(from: channel)
+        #expect(frames.count == 3, "\(frames)")
+        _ = try channel.finish()
+        await fixture.stop()
+    }
+
     @Test("§10.5: reads stop while the channel is not writable and resume when it is")
     func readsHeldWhileNotWritable() async throws {
         let fixture = try await ProcessorFixture.make()
@@ -112,5 +136,20 @@ final class ReadCounter: ChannelOutboundHandler {
     func read(context: ChannelHandlerContext) {
         reads += 1
         context.read()
+    }
+}
+
+/// Fires `channelWritabilityChanged` from inside the next flush, as NIO does when the bytes it kept leave the socket.
+final class WritableDuringFlush: ChannelOutboundHandler {
+    typealias OutboundIn = ByteBuffer
+    var armed = false
+    var fired = 0
+
+    func flush(context: ChannelHandlerContext) {
+        context.flush()
+        guard armed else { return }
+        armed = false
+        fired += 1
+        context.fireChannelWritabilityChanged()
     }
 }
