@@ -14,7 +14,10 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "The JSON lines of `herald-bench idle --json`.")
     var idle: String?
 
-    @Option(name: .customLong("gateway-accept"), help: "The gateway benchmark's accepted/s (h2c), to compare delivery with.")
+    @Option(
+        name: .customLong("gateway-accept"),
+        help: "The durable accept rate (h2c, no device connected) measured in the same run, to compare delivery with."
+    )
     var gatewayAccept: Double?
 
     @Option(name: .customLong("p99-limit-ms"), help: "The p99 a rate must stay under.")

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Delivery benchmark: provider request → device receipt through `herald serve`, with D simulated devices on the
 # device link and a provider at steady rates, all in one `herald-bench` process; then the server's memory per
-# idle connected device. See bench/delivery/README.md for how to read the table.
+# idle connected device; and, in the same run on the same pinned core, the server's durable accept rate with no
+# device connected (h2load), so that delivery is compared with acceptance measured minutes apart, not days.
+# The results end with the line `delivery/accept: R (D/s with p99 < 50 ms / A/s accepted durably)`.
+# See bench/delivery/README.md for how to read the table.
 #
 #   swift build -c release
 #   bash bench/delivery/run.sh                          # defaults: D=1000, STEADY=500, sweep, RUNS=3, T=10, IDLE=10000
 #   R="2000 3000" RUNS=5 bash bench/delivery/run.sh     # only these sweep rates, more runs
 #   IDLE=0 bash bench/delivery/run.sh                   # skip the idle-memory phase
+#   ACCEPT_RUNS=0 bash bench/delivery/run.sh            # skip the same-run accept rate
 #
 # Environment: D (1000 devices), R (sweep rates, "1000 2000 2500 3000 3500 4000 5000 … 12000"; the sweep stops
 # after the first failing rate), STEADY (500/s, the fixed moderate rate; 0 skips), T (10 s per run), RUNS (3 per
 # rate), OVERLOAD (an extra rate above the sweep, 12000/s; 0 skips), CONNECTIONS (4 provider connections),
 # IDLE (10000 idle devices; 0 skips), IDLE_RUNS (1), SETTLE (10 s before each memory reading), PIN=0 (no taskset),
-# HERALD_BIN (.build/release/herald), BENCH_BIN (.build/release/herald-bench), GATEWAY_RESULTS (the gateway results
-# to compare with), RESULTS (output, default bench/delivery/results-<date>.md), KEEP_TMP=1 (keep logs, JSON lines).
+# HERALD_BIN (.build/release/herald), BENCH_BIN (.build/release/herald-bench), ACCEPT_RUNS (3 h2load runs of the
+# durable accept rate; 0 skips), ACCEPT_N (200000 requests each), ACCEPT_C / ACCEPT_M (16 connections × 100 streams,
+# as bench/gateway), RESULTS (output, default bench/delivery/results-<date>.md), KEEP_TMP=1 (keep logs, JSON lines).
 # Exit: 0; 1 on a setup error; 2 when a run lost notifications, a request failed, or the server exited.
 set -euo pipefail
 
@@ -31,7 +36,10 @@ IDLE_RUNS=${IDLE_RUNS:-1}
 SETTLE=${SETTLE:-10}
 HERALD_BIN=${HERALD_BIN:-$ROOT/.build/release/herald}
 BENCH_BIN=${BENCH_BIN:-$ROOT/.build/release/herald-bench}
-GATEWAY_RESULTS=${GATEWAY_RESULTS:-$ROOT/bench/gateway/results-2026-11-23.md}
+ACCEPT_RUNS=${ACCEPT_RUNS:-3}
+ACCEPT_N=${ACCEPT_N:-200000}
+ACCEPT_C=${ACCEPT_C:-16}
+ACCEPT_M=${ACCEPT_M:-100}
 RESULTS=${RESULTS:-$ROOT/bench/delivery/results-$(date +%F).md}
 KEY_ID=BENCH12345
 TEAM_ID=TEAM123456
@@ -43,6 +51,9 @@ for bin in "$HERALD_BIN" "$BENCH_BIN"; do
     [ -x "$bin" ] || die "no binary at $bin (swift build -c release)"
 done
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to pick free ports"
+if [ "$ACCEPT_RUNS" -gt 0 ]; then
+    command -v h2load >/dev/null 2>&1 || die "h2load is needed for the accept rate (apt-get install nghttp2-client; or ACCEPT_RUNS=0)"
+fi
 
 # Pin the benchmark (devices and provider) to one core and the server to the other, as the gateway benchmark does.
 BENCH_PIN=() SERVER_PIN=() PINNING="none"
@@ -73,7 +84,7 @@ vm() { # vm PID FIELD -> kB
 }
 load_now() { sed 's/.*load average: //' <<<"$(uptime)"; }
 
-# start_server NAME: a new data dir, a signing key, `herald serve --allow-enrol`; sets SERVER_PID, H2C, LINK.
+# start_server NAME [SERVE OPTION…]: a new data dir, a signing key, `herald serve --allow-enrol`; sets SERVER_PID, H2C, LINK.
 start_server() {
     local name=$1
     DATA=$WORK/$name-data
@@ -83,7 +94,8 @@ start_server() {
     "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/key.p8" \
         --environment both --data-dir "$DATA" >"$WORK/$name-keys.log" 2>&1 || { cat "$WORK/$name-keys.log" >&2; die "herald keys generate failed"; }
     "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA" --host 127.0.0.1 --h2c-port "$H2C" --tls-port=-1 \
-        --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} >"$WORK/$name-herald.log" 2>&1 &
+        --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" \
+        >"$WORK/$name-herald.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 600); do
         grep -q '^herald: ready' "$WORK/$name-herald.log" && break
@@ -128,7 +140,48 @@ if [ "$D" -gt 0 ]; then
 fi
 LOAD_MIDDLE=$(load_now)
 
-# --- (b) memory per idle device, a fresh server each run -----------------------------------------
+# --- (b) the durable accept rate, same server flags, same core, no device connected -------------
+# As bench/gateway: h2load posts the same 200-byte alert to one registered token whose device is not connected, so
+# every request is checked, committed durably (group commit) and replaces the one before (one offline slot per app).
+ACCEPT_RATES=""
+if [ "$ACCEPT_RUNS" -gt 0 ]; then
+    python3 - "$WORK/body.json" <<'EOF'
+import json, sys
+doc = {"aps": {"alert": {"title": "Benchmark", "body": ""}, "sound": "default"}, "id": 1}
+doc["aps"]["alert"]["body"] = "x" * (200 - len(json.dumps(doc, separators=(",", ":"))))
+text = json.dumps(doc, separators=(",", ":"))
+assert len(text) == 200, len(text)
+open(sys.argv[1], "w").write(text)
+EOF
+    # h2load opens its 100 streams at once: as in bench/gateway, the first token's connection may have them all.
+    start_server accept --initial-streams "$ACCEPT_M"
+    TOKEN=$("$HERALD_BIN" tokens register --topic com.example.bench --environment sandbox --data-dir "$DATA" 2>"$WORK/tokens.log" | tail -1) \
+        || { cat "$WORK/tokens.log" >&2; die "herald tokens register failed"; }
+    JWT=$("$HERALD_BIN" keys token --p8 "$WORK/key.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" | tail -1)
+    accept_run() { # accept_run N LABEL
+        local out rps
+        out=$(timeout 600 "${BENCH_PIN[@]}" h2load -n "$1" -c "$ACCEPT_C" -m "$ACCEPT_M" -d "$WORK/body.json" \
+            -H "apns-topic: com.example.bench" -H 'apns-push-type: alert' -H 'apns-priority: 10' -H "authorization: bearer $JWT" \
+            "http://127.0.0.1:$H2C/3/device/$TOKEN" 2>&1) || true
+        rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+        if ! grep -q "^status codes: $1 2xx" <<<"$out"; then
+            echo "$out" | tail -8 >&2
+            FLAGGED+=("accept run $2: not every answer was 200")
+            return 0
+        fi
+        [ "$2" = warmup ] && return 0
+        ACCEPT_RATES+="${rps%.*} "
+        say "accept run $2: ${rps%.*} req/s"
+    }
+    accept_run 20000 warmup
+    for run in $(seq "$ACCEPT_RUNS"); do accept_run "$ACCEPT_N" "$run"; done
+    stop_server
+    [ "$SERVER_EXIT" = alive ] || FLAGGED+=("herald serve exited during the accept runs (see $WORK/accept-herald.log)")
+fi
+median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ACCEPT_MEDIAN=$(median "$ACCEPT_RATES")
+
+# --- (c) memory per idle device, a fresh server each run -----------------------------------------
 if [ "$IDLE" -gt 0 ]; then
     for run in $(seq "$IDLE_RUNS"); do
         start_server "idle-$run"
@@ -142,15 +195,11 @@ if [ "$IDLE" -gt 0 ]; then
 fi
 LOAD_AFTER=$(load_now)
 
-# --- (c) the results file ----------------------------------------------------------------------
-GATEWAY_ACCEPT=""
-if [ -f "$GATEWAY_RESULTS" ]; then
-    GATEWAY_ACCEPT=$(awk -F'|' '$2 ~ /^ *herald *$/ { gsub(/ /, "", $3); v = $3; if (v ~ /k$/) { sub(/k$/, "", v); v *= 1000 } print v; exit }' "$GATEWAY_RESULTS")
-fi
+# --- (d) the results file ----------------------------------------------------------------------
 report=()
 [ -s "$WORK/runs.jsonl" ] && report+=(--runs "$WORK/runs.jsonl")
 [ -s "$WORK/idle.jsonl" ] && report+=(--idle "$WORK/idle.jsonl")
-[ -n "$GATEWAY_ACCEPT" ] && report+=(--gateway-accept "$GATEWAY_ACCEPT")
+[ -n "$ACCEPT_MEDIAN" ] && [ -s "$WORK/runs.jsonl" ] && report+=(--gateway-accept "$ACCEPT_MEDIAN")
 [ "${#report[@]}" -gt 0 ] || die "no run produced a result"
 TABLES=$("$BENCH_BIN" report "${report[@]}")
 if [ -s "$WORK/runs.jsonl" ] && grep -q '"lost":[1-9]\|"failed":[1-9]' "$WORK/runs.jsonl"; then
@@ -167,6 +216,11 @@ kib_mib() { awk -v k="$1" 'BEGIN { if (k == "") print "—"; else printf "%.1f M
         echo "the device link, each with one app; a provider on $CONNECTIONS h2c connections (token auth) posting a 200-byte alert,"
         echo "priority 10, to random devices at a steady rate for $T s per run, $RUNS run(s) per rate after one unrecorded warm-up;"
         echo "medians. One server for all the delivery runs."
+    fi
+    if [ -n "$ACCEPT_MEDIAN" ]; then
+        echo "Durable accept rate: a fresh server with the same flags on the same core, no device connected, h2load"
+        echo "\`-n $ACCEPT_N -c $ACCEPT_C -m $ACCEPT_M\` posting the same alert to one registered token (each replaces the one before),"
+        echo "$ACCEPT_RUNS run(s) after a warm-up: $(tr -s ' ' <<<"$ACCEPT_RATES" | sed 's/ $//; s/ /, /g') req/s, median $ACCEPT_MEDIAN."
     fi
     if [ -s "$WORK/idle.jsonl" ]; then
         echo "Idle memory: $IDLE devices enrolled and connected to a fresh server, ${SETTLE} s settle before each reading; $IDLE_RUNS run(s)."
@@ -186,6 +240,8 @@ kib_mib() { awk -v k="$1" 'BEGIN { if (k == "") print "—"; else printf "%.1f M
         for line in "${FLAGGED[@]}"; do echo "- $line"; done
         echo
     fi
+    # The last line: delivered with p99 < 50 ms over the durable accept rate, both from this run.
+    grep '^delivery/accept:' <<<"$TABLES" || true
 } >"$WORK/results.md"
 
 cat "$WORK/results.md"
