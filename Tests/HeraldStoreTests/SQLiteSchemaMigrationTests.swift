@@ -51,7 +51,7 @@ struct SQLiteSchemaMigrationTests {
             try Self.makeVersion1File(in: directory)
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
 
                 let id = try #require(NotificationID(Self.apnsID))
                 let stored = try #require(try await store.notification(id))
@@ -100,7 +100,7 @@ struct SQLiteSchemaMigrationTests {
             try await withStore(in: directory) { _ in }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
                 #expect(try await store.counts().notifications == 1)
             }
         }
@@ -215,7 +215,7 @@ struct SQLiteSchemaMigrationTests {
                 let schema = try await store.pool.read { db in
                     try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name IN ('notification', 'trace_event') ORDER BY name")
                 }
-                #expect(schema == ["notification", "notification_by_token", "notification_stored", "sqlite_autoindex_notification_1"])
+                #expect(schema == ["notification", "notification_by_token_window", "notification_stored", "sqlite_autoindex_notification_1"])
                 let plan = try await store.pool.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT seq FROM notification WHERE state = 'stored' ORDER BY seq")
                         .map { row -> String in row["detail"] }.joined(separator: " ")

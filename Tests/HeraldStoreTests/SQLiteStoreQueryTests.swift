@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HeraldCore
 import HeraldTestTiers
 import Testing
@@ -7,6 +8,45 @@ import Testing
 
 @Suite("Queries for the CLI", .tier(.unit))
 struct SQLiteStoreQueryTests {
+    @Test("A token's list reads the index windows newest first, across empty windows, and stops at the limit")
+    func listAcrossWindows() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withStore(in: directory) { store in
+                let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                let other = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                // Sequence numbers jump by whole windows (1024) between the notifications, as after busy hours.
+                let skip: @Sendable (Int) async throws -> Void = { count in
+                    try await store.pool.write { db in
+                        try db.execute(sql: "UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'notification'", arguments: [count])
+                    }
+                }
+                let first = makeNotification(token: token, body: "first")
+                try await store.accept(first)
+                try await skip(5000)
+                try await store.accept(makeNotification(token: other, body: "other"))
+                try await skip(3000)
+                let second = makeNotification(token: token, body: "second")
+                let third = makeNotification(token: token, body: "third")
+                try await store.accept(second)
+                try await store.accept(third)
+
+                #expect(try await store.listNotifications(token: token, limit: 10).map(\.notification) == [third, second, first])
+                #expect(try await store.listNotifications(token: token, limit: 2).map(\.notification) == [third, second])
+                #expect(try await store.listNotifications(token: other, limit: 10).map(\.notification.id) != [])
+                let sequences = try await store.listNotifications(token: token, limit: 10).map(\.sequence)
+                #expect(sequences.first! - sequences.last! > 8000)
+
+                let plan = try await store.pool.read { db in
+                    try Row.fetchAll(
+                        db,
+                        sql: "EXPLAIN QUERY PLAN SELECT seq FROM notification WHERE (seq >> 10) = 7 AND token IN ('a', 'b') ORDER BY seq DESC"
+                    ).map { row -> String in row["detail"] }.joined(separator: " ")
+                }
+                #expect(plan.contains("notification_by_token_window"), "\(plan)")
+            }
+        }
+    }
+
     @Test("Notifications list newest first, per token or for all, within the limit")
     func listNewestFirst() async throws {
         try await withTemporaryDirectory { directory in

@@ -86,15 +86,8 @@ extension SQLiteStore {
         guard limit > 0 else { return [] }
         let deviceKey = deviceID.lowercased()
         return try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.notificationColumns) FROM notification
-                    WHERE token IN (SELECT token FROM device_token WHERE device_id = ?)
-                    ORDER BY seq DESC LIMIT ?
-                    """,
-                arguments: [deviceKey, limit]
-            ).map(Self.storedNotification)
+            let tokens = try String.fetchAll(db, sql: "SELECT token FROM device_token WHERE device_id = ?", arguments: [deviceKey])
+            return try Self.newestNotifications(of: tokens, limit: limit, db).map(Self.storedNotification)
         }
     }
 }

@@ -31,11 +31,7 @@ extension SQLiteStore {
         return try await read { db in
             let rows: [Row]
             if let token {
-                rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT \(Self.notificationColumns) FROM notification WHERE token = ? ORDER BY seq DESC LIMIT ?",
-                    arguments: [token.hex, limit]
-                )
+                rows = try Self.newestNotifications(of: [token.hex], limit: limit, db)
             } else {
                 rows = try Row.fetchAll(
                     db,
@@ -144,5 +140,37 @@ extension SQLiteStore {
             notification: notification,
             state: NotificationState(rawValue: try row.decode(forColumn: "state"))
         )
+    }
+
+    /// How many low bits of the sequence number a window of `notification_by_token_window` leaves out (schema v9):
+    /// windows of 1024 notifications.
+    static let tokenWindowShift = 10
+
+    /// The newest notifications addressed to any of `tokens`, newest first, at most `limit`: the windows of
+    /// `notification_by_token_window` from the newest down, one index seek each, until `limit` rows are found.
+    static func newestNotifications(of tokens: [String], limit: Int, _ db: Database) throws -> [Row] {
+        guard !tokens.isEmpty, limit > 0,
+            let range = try Row.fetchOne(db, sql: "SELECT min(seq) AS low, max(seq) AS high FROM notification"),
+            let low: Int64 = range["low"], let high: Int64 = range["high"]
+        else { return [] }
+        let placeholders = Array(repeating: "?", count: tokens.count).joined(separator: ", ")
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT \(notificationColumns) FROM notification
+                WHERE (seq >> \(tokenWindowShift)) = ? AND token IN (\(placeholders))
+                ORDER BY seq DESC LIMIT ?
+                """
+        )
+        var rows: [Row] = []
+        var window = high >> Int64(tokenWindowShift)
+        let oldest = low >> Int64(tokenWindowShift)
+        while window >= oldest, rows.count < limit {
+            var arguments: [any DatabaseValueConvertible] = [window]
+            arguments += tokens
+            arguments.append(limit - rows.count)
+            rows += try Row.fetchAll(statement, arguments: StatementArguments(arguments))
+            window -= 1
+        }
+        return rows
     }
 }
