@@ -145,14 +145,7 @@ LOAD_MIDDLE=$(load_now)
 # every request is checked, committed durably (group commit) and replaces the one before (one offline slot per app).
 ACCEPT_RATES=""
 if [ "$ACCEPT_RUNS" -gt 0 ]; then
-    python3 - "$WORK/body.json" <<'EOF'
-import json, sys
-doc = {"aps": {"alert": {"title": "Benchmark", "body": ""}, "sound": "default"}, "id": 1}
-doc["aps"]["alert"]["body"] = "x" * (200 - len(json.dumps(doc, separators=(",", ":"))))
-text = json.dumps(doc, separators=(",", ":"))
-assert len(text) == 200, len(text)
-open(sys.argv[1], "w").write(text)
-EOF
+    python3 "$ROOT/bench/lib/alert_body.py" "$WORK/body.json"
     # h2load opens its 100 streams at once: as in bench/gateway, the first token's connection may have them all.
     start_server accept --initial-streams "$ACCEPT_M"
     TOKEN=$("$HERALD_BIN" tokens register --topic com.example.bench --environment sandbox --data-dir "$DATA" 2>"$WORK/tokens.log" | tail -1) \

@@ -51,12 +51,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-python3 - "$WORK/body.json" <<'EOF'
-import json, sys
-doc = {"aps": {"alert": {"title": "Benchmark", "body": ""}, "sound": "default"}, "id": 1}
-doc["aps"]["alert"]["body"] = "x" * (200 - len(json.dumps(doc, separators=(",", ":"))))
-open(sys.argv[1], "w").write(json.dumps(doc, separators=(",", ":")))
-EOF
+python3 "$ROOT/bench/lib/alert_body.py" "$WORK/body.json"
 UNKNOWN_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 
 declare -A PORT TOKEN JWT

@@ -87,14 +87,7 @@ vm() { # vm PID FIELD -> kB
 }
 
 # A 200-byte alert body.
-python3 - "$WORK/body.json" <<'EOF'
-import json, sys
-doc = {"aps": {"alert": {"title": "Benchmark", "body": ""}, "sound": "default"}, "id": 1}
-doc["aps"]["alert"]["body"] = "x" * (200 - len(json.dumps(doc, separators=(",", ":"))))
-text = json.dumps(doc, separators=(",", ":"))
-assert len(text) == 200, len(text)
-open(sys.argv[1], "w").write(text)
-EOF
+python3 "$ROOT/bench/lib/alert_body.py" "$WORK/body.json"
 
 DEVICE_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 JWT=""
