@@ -43,6 +43,13 @@ struct SQLiteStoreQueryTests {
                     ).map { row -> String in row["detail"] }.joined(separator: " ")
                 }
                 #expect(plan.contains("notification_by_token_window"), "\(plan)")
+
+                // Many tokens are read a group at a time, the groups' lists merged newest first.
+                let grouped = try await store.pool.read { db in
+                    try SQLiteStore.newestNotifications(of: [other.hex, token.hex], limit: 3, tokensPerQuery: 1, db)
+                        .map { row -> Int64 in row["seq"] }
+                }
+                #expect(grouped == Array(sequences.prefix(2)) + [sequences.last! + 5001])
             }
         }
     }

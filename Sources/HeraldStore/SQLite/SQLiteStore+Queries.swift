@@ -148,7 +148,19 @@ extension SQLiteStore {
 
     /// The newest notifications addressed to any of `tokens`, newest first, at most `limit`: the windows of
     /// `notification_by_token_window` from the newest down, one index seek each, until `limit` rows are found.
-    static func newestNotifications(of tokens: [String], limit: Int, _ db: Database) throws -> [Row] {
+    ///
+    /// A device that has had more than `tokensPerQuery` tokens (each activity has its own, and none is ever deleted)
+    /// is read a group of tokens at a time, the groups' lists merged: SQLite takes at most 32,766 parameters.
+    static func newestNotifications(of tokens: [String], limit: Int, tokensPerQuery: Int = 500, _ db: Database) throws -> [Row] {
+        if tokens.count > tokensPerQuery {
+            var rows: [Row] = []
+            for start in stride(from: 0, to: tokens.count, by: max(1, tokensPerQuery)) {
+                let group = Array(tokens[start..<min(start + max(1, tokensPerQuery), tokens.count)])
+                rows += try newestNotifications(of: group, limit: limit, tokensPerQuery: tokensPerQuery, db)
+            }
+            let sequence = { (row: Row) -> Int64 in row["seq"] }
+            return Array(rows.sorted { sequence($0) > sequence($1) }.prefix(limit))
+        }
         guard !tokens.isEmpty, limit > 0,
             let range = try Row.fetchOne(db, sql: "SELECT min(seq) AS low, max(seq) AS high FROM notification"),
             let low: Int64 = range["low"], let high: Int64 = range["high"]
