@@ -171,7 +171,7 @@ public final class ChannelHub: Sendable {
     /// The channel was deleted: its subscriptions and its history end.
     public func channelDeleted(_ key: ChannelKey) {
         let count = state.withLock { state in
-            for session in state.subscribers[key]?.keys ?? [:].keys { _ = state.end(session, key) }
+            for session in state.subscribers[key].map({ Array($0.keys) }) ?? [] { _ = state.end(session, key) }
             state.recent[key] = nil
             return state.count
         }

@@ -86,12 +86,7 @@ extension ConsoleAPI {
     func send(body: [UInt8]) async throws(WebError) -> WebResponse {
         let pushes = try available()
         let push = try ConsolePush(json: body)
-        let answer: ConsolePushAnswer
-        do {
-            answer = try await pushes.send(push)
-        } catch {
-            throw WebError(status: 502, message: "the gateway did not answer: \(error)")
-        }
+        let answer = try await askGateway { try await pushes.send(push) }
         var writer = JSONTextWriter()
         writer.beginObject()
         writer.member("status", answer.status)
@@ -100,6 +95,17 @@ extension ConsoleAPI {
         writer.member("timestamp", answer.timestamp)
         writer.endObject()
         return .json(writer.bytes)
+    }
+
+    /// Runs a request the console sends to the gateway (a push, a channel request): no answer is `502`.
+    func askGateway<Answer: Sendable>(_ request: () async throws -> Answer) async throws(WebError) -> Answer {
+        do {
+            return try await request()
+        } catch let error as WebError {
+            throw error
+        } catch {
+            throw WebError(status: 502, message: "the gateway did not answer: \(error)")
+        }
     }
 
     func available() throws(WebError) -> any ConsolePushService {

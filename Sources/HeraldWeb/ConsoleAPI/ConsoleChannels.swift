@@ -87,14 +87,7 @@ extension ConsoleAPI {
                 payload: payload
             )
         }
-        let answer: ConsoleChannelAnswer
-        do {
-            answer = try await pushes.channelRequest(request)
-        } catch let error as WebError {
-            throw error
-        } catch {
-            throw WebError(status: 502, message: "the gateway did not answer: \(error)")
-        }
+        let answer = try await askGateway { try await pushes.channelRequest(request) }
         var writer = JSONTextWriter()
         writer.beginObject()
         writer.member("status", answer.status)
