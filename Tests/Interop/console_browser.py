@@ -284,8 +284,7 @@ class Console:
         self.wait_for_notification(reply_id, second_title)
         # The screen is drawn again on every update the device sends: find the button afresh until a click lands.
         self.wait("a click on the text input action", lambda: self.by_id(f"action-{arguments.text_action}", self.notification(reply_id)).click() or True)
-        field = self.wait("the text input field", lambda: self.by_id(f"text-input-{arguments.text_action}", self.notification(reply_id)))
-        field.send_keys(arguments.text)
+        self.wait("the text typed", lambda: self.by_id(f"text-input-{arguments.text_action}", self.notification(reply_id)).send_keys(arguments.text) or True)
         self.step("text-input")
         self.wait("a click on Send", lambda: self.by_id(f"text-input-send-{arguments.text_action}", self.notification(reply_id)).click() or True)
 
@@ -305,15 +304,16 @@ class Console:
             third = json.dumps({"aps": {"alert": {"title": third_title, "body": "With its thumbnail."}, "mutable-content": 1}, "image": url})
             photo_id = self.send(third)
             self.wait_for_notification(photo_id, third_title)
-            thumbnail = self.wait(
-                f"the thumbnail image in {photo_id}",
-                lambda: (lambda found: found[0] if found else None)(
-                    self.notification(photo_id).find_elements(By.CSS_SELECTOR, 'img[data-testid="thumbnail-image"]')
-                ),
-            )
-            summary["thumbnailWidth"] = self.wait(
-                "the thumbnail to be decoded", lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", thumbnail)
-            )
+
+            # The screen is drawn again on every update the device sends (its `modified` and `displayed` reports come
+            # close together): an <img> found once may be replaced, so every probe finds it afresh.
+            def decoded_thumbnail():
+                found = self.notification(photo_id).find_elements(By.CSS_SELECTOR, 'img[data-testid="thumbnail-image"]')
+                if not found:
+                    return None
+                return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", found[0])
+
+            summary["thumbnailWidth"] = self.wait(f"the thumbnail image in {photo_id} to be decoded", decoded_thumbnail)
             summary["imageBytes"] = len(image)
             self.step("thumbnail")
 
@@ -369,6 +369,14 @@ class Console:
     def fault_row(self, rule_id):
         return self.find(f'[data-testid="faults"] [data-testid="fault-{rule_id}"]')
 
+    def fault_columns(self, find_row):
+        """A rule's summary, applied and remaining columns, read from one fresh lookup of its row (the list is drawn
+        again every 5 s while rules exist, so a row found earlier may be gone)."""
+        row = find_row()
+        if row is None:
+            return None
+        return {name: self.by_id(f"fault-{name}", row).text for name in ("summary", "applied", "remaining")}
+
     def fault_rows(self):
         return self.by_id("faults").find_elements(By.CSS_SELECTOR, "li.fault")
 
@@ -410,14 +418,10 @@ class Console:
         # A rule for the app's topic, once: listed with what it has done (nothing yet).
         rule_id = "console-outage"
         self.add_fault(json.dumps({"id": rule_id, "match": {"topic": arguments.app}, "status": 503, "reason": "ServiceUnavailable", "count": 1}))
-        row = self.wait(f"rule {rule_id} in the list", lambda: self.fault_row(rule_id))
+        self.wait(f"rule {rule_id} in the list", lambda: self.fault_row(rule_id))
         summary["faultAdded"] = self.wait("the message that it was added", lambda: self.fault_message(201))
-        summary["faultListed"] = {
-            "summary": self.by_id("fault-summary", row).text,
-            "applied": self.by_id("fault-applied", row).text,
-            "remaining": self.by_id("fault-remaining", row).text,
-            "count": self.by_id("faults-count").text,
-        }
+        summary["faultListed"] = self.wait(f"rule {rule_id}'s columns", lambda: self.fault_columns(lambda: self.fault_row(rule_id)))
+        summary["faultListed"]["count"] = self.by_id("faults-count").text
         self.step("fault-added")
 
         # A push from the Send form is answered by the rule, and the panel's counts move.
@@ -428,17 +432,13 @@ class Console:
             node = self.fault_row(rule_id)
             return node if node and node.get_attribute("data-applied") == "1" and node.get_attribute("data-remaining") == "0" else None
 
-        row = self.wait(f"rule {rule_id} applied once, nothing left", applied)
-        summary["faultApplied"] = {
-            "summary": self.by_id("fault-summary", row).text,
-            "applied": self.by_id("fault-applied", row).text,
-            "remaining": self.by_id("fault-remaining", row).text,
-        }
+        self.wait(f"rule {rule_id} applied once, nothing left", applied)
+        summary["faultApplied"] = self.wait(f"rule {rule_id}'s columns", lambda: self.fault_columns(applied))
         self.step("fault-applied")
         self.screenshot("faults-panel", self.by_id("faults-panel"))
 
         # Removed: gone from the list.
-        self.by_id("fault-remove", row).click()
+        self.wait(f"a click on rule {rule_id}'s Remove", lambda: self.by_id("fault-remove", self.fault_row(rule_id)).click() or True)
         self.wait(f"rule {rule_id} to leave the list", lambda: self.fault_row(rule_id) is None and "No fault rules" in self.by_id("faults").text)
         summary["faultRemoved"] = self.wait("the message that it was removed", lambda: self.fault_message(204))
 
@@ -446,12 +446,14 @@ class Console:
         token = self.by_id("fault-token-hint").find_element(By.CSS_SELECTOR, ".mono").get_attribute("title")
         summary["faultPresetToken"] = token
         self.by_id("fault-preset-app-uninstalled").click()
-        row = self.wait("the scenario's rule in the list", lambda: (lambda rows: rows[0] if len(rows) == 1 else None)(self.fault_rows()))
+        self.wait("the scenario's rule in the list", lambda: len(self.fault_rows()) == 1)
         summary["faultPresetJSON"] = self.by_id("fault-json").get_attribute("value")
         _, status, reason = self.submit(alert)
         summary["faultPresetPush"] = [status, reason]
-        row = self.wait("the scenario's rule applied", lambda: (lambda rows: rows[0] if rows and rows[0].get_attribute("data-applied") == "1" else None)(self.fault_rows()))
-        summary["faultPresetSummary"] = self.by_id("fault-summary", row).text
+        summary["faultPresetSummary"] = self.wait(
+            "the scenario's rule applied",
+            lambda: (lambda rows: self.by_id("fault-summary", rows[0]).text if rows and rows[0].get_attribute("data-applied") == "1" else None)(self.fault_rows()),
+        )
         self.step("fault-preset")
 
         # Clear all: the list is empty and the provider API answers as it should again.
