@@ -39,7 +39,7 @@ struct SQLiteStoreQueryTests {
                 let plan = try await store.pool.read { db in
                     try Row.fetchAll(
                         db,
-                        sql: "EXPLAIN QUERY PLAN SELECT seq FROM notification WHERE (seq >> 10) = 7 AND token IN ('a', 'b') ORDER BY seq DESC"
+                        sql: "EXPLAIN QUERY PLAN SELECT seq FROM notification WHERE (seq >> 10) = 7 AND token_ref IN (1, 2) ORDER BY seq DESC"
                     ).map { row -> String in row["detail"] }.joined(separator: " ")
                 }
                 #expect(plan.contains("notification_by_token_window"), "\(plan)")

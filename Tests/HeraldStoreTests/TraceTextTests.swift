@@ -5,25 +5,129 @@ import Testing
 
 @Suite("The trace column's text form", .tier(.unit))
 struct TraceTextTests {
-    @Test("Lines round-trip: with and without a detail, negative and large times, in order")
+    private static let accepted: Int64 = 1_700_000_000_000
+
+    @Test("Lines round-trip: with and without a detail, repeated details, unknown kinds, negative and extreme times")
     func roundTrip() throws {
         let lines = [
+            TraceText.Line(atMilliseconds: Self.accepted, kind: "accepted", detail: nil),
+            TraceText.Line(atMilliseconds: -5, kind: "stored", detail: #"{"reason":"device-offline","expiresAt":9}"#),
+            TraceText.Line(atMilliseconds: Self.accepted + 3, kind: "sent", detail: #"{"attempt":1,"session":"session-7","device":"d"}"#),
+            TraceText.Line(atMilliseconds: Self.accepted + 9, kind: "acknowledged", detail: #"{"attempt":1,"session":"session-7","device":"d"}"#),
+            TraceText.Line(atMilliseconds: Int64.max, kind: "displayed", detail: #"{"text":"a}\"b ^","nested":{"x":[1,{}],"y":null,"z":false}}"#),
+            TraceText.Line(atMilliseconds: Int64.min, kind: "custom-kind", detail: #"{"late":true}"#),
+            TraceText.Line(atMilliseconds: 0, kind: "x", detail: nil),
+        ]
+        let text = TraceText.encode(lines, acceptedAt: Self.accepted, device: nil)
+        #expect(text.hasPrefix("A0\n"))
+        #expect(text.hasSuffix("\n"))
+        #expect(text.contains("K9 ^\n"), "the acknowledgement repeats the sent detail as one byte: \(text.debugDescription)")
+        #expect(text.contains("custom-kind:"))
+        #expect(TraceText.lines(text, acceptedAt: Self.accepted, device: nil) == lines)
+        #expect(TraceText.lines("", acceptedAt: 0, device: nil) == [])
+        #expect(
+            TraceText.lines(TraceText.acceptedLine, acceptedAt: 42, device: nil) == [
+                TraceText.Line(atMilliseconds: 42, kind: "accepted", detail: nil)
+            ]
+        )
+    }
+
+    @Test("A delivered notification's three events take a few dozen bytes, a fifth of their JSON lines")
+    func compact() throws {
+        let device = "08cc02d7-bb2c-4f30-a943-27140025e057"
+        let detail = #"{"attempt":1,"session":"session-12","device":""# + device + #""}"#
+        let lines = [
+            TraceText.Line(atMilliseconds: Self.accepted, kind: "accepted", detail: nil),
+            TraceText.Line(atMilliseconds: Self.accepted + 2, kind: "sent", detail: detail),
+            TraceText.Line(atMilliseconds: Self.accepted + 4, kind: "acknowledged", detail: detail),
+        ]
+        let json = lines.map(TraceText.version4Line).joined()
+        // Without knowing the token's device, the device id is written out once.
+        let withoutDevice = TraceText.encode(lines, acceptedAt: Self.accepted, device: nil)
+        #expect(withoutDevice.utf8.count <= 60, "\(withoutDevice.utf8.count) bytes: \(withoutDevice.debugDescription)")
+        #expect(withoutDevice.utf8.count * 4 < json.utf8.count, "\(withoutDevice.utf8.count) against \(json.utf8.count)")
+        #expect(TraceText.lines(withoutDevice, acceptedAt: Self.accepted, device: nil) == lines)
+        // Knowing it, it is one byte; read with the same device, every line is back.
+        let compact = TraceText.encode(lines, acceptedAt: Self.accepted, device: device)
+        #expect(compact.utf8.count <= 24, "\(compact.utf8.count) bytes: \(compact.debugDescription)")
+        #expect(compact.utf8.contains(TraceText.deviceByte))
+        #expect(TraceText.lines(compact, acceptedAt: Self.accepted, device: device) == lines)
+        // Read without the device, a trace that names it is refused, not guessed.
+        #expect(TraceText.lines(compact, acceptedAt: Self.accepted, device: nil) == nil)
+    }
+
+    @Test("Only a device id that can stand for itself is written as its byte; another device's id is written out")
+    func deviceByte() throws {
+        let line = { (device: String) in
+            TraceText.Line(atMilliseconds: 1, kind: "sent", detail: #"{"device":""# + device + #"","other":"abc""}"#)
+        }
+        for (rowDevice, detailDevice, byte) in [
+            ("phone-1", "phone-1", true), ("phone-1", "phone-2", false), ("ab", "ab", false), ("a\"b", "x", false),
+        ] {
+            let text = TraceText.encode([line(detailDevice)], acceptedAt: 0, device: rowDevice)
+            #expect(text.utf8.contains(TraceText.deviceByte) == byte, "\(rowDevice) \(detailDevice)")
+            #expect(TraceText.lines(text, acceptedAt: 0, device: rowDevice) == [line(detailDevice)])
+        }
+    }
+
+    @Test("Appending one line at a time writes what encoding the whole trace writes, back-references included")
+    func appending() throws {
+        let detail = #"{"attempt":2,"session":"session-1","device":"x"}"#
+        let lines = [
+            TraceText.Line(atMilliseconds: 10, kind: "accepted", detail: nil),
+            TraceText.Line(atMilliseconds: 11, kind: "sent", detail: detail),
+            TraceText.Line(atMilliseconds: 12, kind: "acknowledged", detail: detail),
+            TraceText.Line(atMilliseconds: 13, kind: "displayed", detail: detail),
+            TraceText.Line(atMilliseconds: 14, kind: "removed", detail: nil),
+            TraceText.Line(atMilliseconds: 15, kind: "removed", detail: #"{"reason":"opened"}"#),
+        ]
+        var text = ""
+        for line in lines {
+            text = try #require(TraceText.appending(line, to: text, acceptedAt: 10, device: nil))
+        }
+        #expect(text == TraceText.encode(lines, acceptedAt: 10, device: nil))
+        #expect(text.components(separatedBy: "^").count == 3, "two back-references: \(text.debugDescription)")
+        #expect(TraceText.lines(text, acceptedAt: 10, device: nil) == lines)
+        #expect(TraceText.appending(lines[1], to: "garbage\n", acceptedAt: 0, device: nil) == nil)
+    }
+
+    @Test("A byte below 0x20 in a detail is escaped, so a line stays one line and decodes to the same JSON value")
+    func controlBytes() throws {
+        let line = TraceText.Line(atMilliseconds: 1, kind: "modified", detail: "{\"a\":\"x\ny\u{1}\"}")
+        let text = TraceText.encode([line], acceptedAt: 0, device: nil)
+        #expect(text.utf8.filter { $0 == 0x0A }.count == 1)
+        let decoded = try #require(TraceText.lines(text, acceptedAt: 0, device: nil)?.first?.detail)
+        #expect(decoded == #"{"a":"x\u000ay\u0001"}"#)
+    }
+
+    @Test("Lines of schema v4 are still read, alone or before compact ones")
+    func version4() throws {
+        let old = [
             TraceText.Line(atMilliseconds: 1_700_000_000_042, kind: "accepted", detail: nil),
             TraceText.Line(atMilliseconds: -5, kind: "stored", detail: #"{"reason":"device-offline","expiresAt":9}"#),
-            TraceText.Line(atMilliseconds: Int64.max, kind: "displayed", detail: #"{"text":"a}\"b","nested":{"x":[1,{}]}}"#),
         ]
-        let text = lines.map(TraceText.line).joined()
+        let text = old.map(TraceText.version4Line).joined()
         #expect(text.hasPrefix(#"{"at":1700000000042,"kind":"accepted"}"# + "\n"))
-        #expect(text.hasSuffix("}\n"))
-        #expect(TraceText.lines(text) == lines)
-        #expect(TraceText.lines("") == [])
-        #expect(TraceText.acceptedLine(at: 7) == TraceText.line(TraceText.Line(atMilliseconds: 7, kind: "accepted", detail: nil)))
+        #expect(TraceText.lines(text, acceptedAt: 99, device: nil) == old)
+        let next = TraceText.Line(atMilliseconds: 100, kind: "expired", detail: old[1].detail)
+        let both = try #require(TraceText.appending(next, to: text, acceptedAt: 99, device: nil))
+        #expect(both.hasSuffix("E1 ^\n"))
+        #expect(TraceText.lines(both, acceptedAt: 99, device: nil) == old + [next])
     }
 
     @Test(
-        "A line not in the form is refused, not guessed",
+        "A line not in either form is refused, not guessed",
         arguments: [
             "accepted\n",
+            "Q5\n",
+            "A\n",
+            "A1x\n",
+            "A1 \n",
+            "A1 ^\n",
+            "A1 {\"a\":1\n",
+            "A1 \u{1F}\n",
+            "Bad:1\n",
+            "sent:99999999999999999999\n",
             #"{"at":,"kind":"sent"}"# + "\n",
             #"{"at":12x,"kind":"sent"}"# + "\n",
             #"{"at":99999999999999999999,"kind":"sent"}"# + "\n",
@@ -34,10 +138,10 @@ struct TraceTextTests {
         ]
     )
     func malformed(text: String) {
-        #expect(TraceText.lines(text) == nil)
+        #expect(TraceText.lines(text, acceptedAt: 0, device: nil) == nil)
     }
 
-    @Test("Kinds are 1 to 64 of a-z and '-'; a detail must open as an object")
+    @Test("Kinds are 1 to 64 of a-z and '-'; a detail must open as an object; the tables are one-to-one")
     func validation() {
         #expect(TraceText.isValidKind("acknowledged"))
         #expect(TraceText.isValidKind(String(repeating: "a", count: 64)))
@@ -48,20 +152,35 @@ struct TraceTextTests {
         #expect(TraceText.looksLikeObject(" \n{\"a\":1}"))
         #expect(!TraceText.looksLikeObject("[1, 2]"))
         #expect(!TraceText.looksLikeObject(""))
+        #expect(Set(TraceText.kindCodes.map(\.code)).count == TraceText.kindCodes.count)
+        #expect(Set(TraceText.kindCodes.map(\.kind)).count == TraceText.kindCodes.count)
+        #expect(TraceText.kindCodes.allSatisfy { $0.code >= UInt8(ascii: "A") && $0.code <= UInt8(ascii: "Z") && TraceText.isValidKind($0.kind) })
+        #expect(Set(TraceText.dictionary.map(\.byte)).count == TraceText.dictionary.count)
+        #expect(
+            TraceText.dictionary.allSatisfy {
+                $0.byte >= 1 && $0.byte < 0x20 && $0.byte != 0x0A && $0.byte != TraceText.deviceByte && $0.text.utf8.count >= 2
+            }
+        )
     }
 
     @Test("A history that moves gets its own accepted detail written out; other lines are kept as they are")
     func materialized() throws {
-        let text =
-            TraceText.acceptedLine(at: 1)
-            + TraceText.line(TraceText.Line(atMilliseconds: 2, kind: "accepted", detail: #"{"seq":0}"#))
-            + TraceText.line(TraceText.Line(atMilliseconds: 3, kind: "stored", detail: #"{"reason":"device-offline"}"#))
-        let moved = try #require(TraceText.materialized(text, sequence: 41, token: "ab", topic: "com.\"x\"\u{7}"))
+        let text = TraceText.encode(
+            [
+                TraceText.Line(atMilliseconds: 1, kind: "accepted", detail: nil),
+                TraceText.Line(atMilliseconds: 2, kind: "accepted", detail: #"{"seq":0}"#),
+                TraceText.Line(atMilliseconds: 3, kind: "stored", detail: #"{"reason":"device-offline"}"#),
+            ],
+            acceptedAt: 1,
+            device: nil
+        )
+        let moved = try #require(TraceText.materialized(text, acceptedAt: 1, device: nil, sequence: 41, token: "ab", topic: "com.\"x\"\u{7}"))
         #expect(
-            TraceText.lines(moved)?.map(\.detail) == [
+            moved.map(\.detail) == [
                 #"{"seq":41,"token":"ab","topic":"com.\"x\"\u0007"}"#, #"{"seq":0}"#, #"{"reason":"device-offline"}"#,
             ]
         )
-        #expect(TraceText.materialized("garbage\n", sequence: 1, token: "", topic: "") == nil)
+        #expect(moved.map(\.atMilliseconds) == [1, 2, 3])
+        #expect(TraceText.materialized("garbage\n", acceptedAt: 0, device: nil, sequence: 1, token: "", topic: "") == nil)
     }
 }

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import HeraldCore
 
 /// The SQLite schema, as named migrations.
 ///
@@ -51,6 +53,9 @@ enum SQLiteSchema {
             for statement in v9 {
                 try db.execute(sql: statement)
             }
+        }
+        migrator.registerMigration("v10") { db in
+            try migrateToVersion10(db)
         }
         return migrator
     }
@@ -281,7 +286,7 @@ enum SQLiteSchema {
                 text = ""
             }
             current = sequence
-            text += TraceText.line(TraceText.Line(atMilliseconds: row["at"], kind: row["kind"], detail: row["detail"]))
+            text += TraceText.version4Line(TraceText.Line(atMilliseconds: row["at"], kind: row["kind"], detail: row["detail"]))
         }
         if let current {
             try update.execute(arguments: [text, current])
@@ -391,4 +396,126 @@ enum SQLiteSchema {
         "DROP INDEX notification_by_token",
         "CREATE INDEX notification_by_token_window ON notification (seq >> 10, token)",
     ]
+
+    /// v10: a smaller notification row (issue 21: bytes on disk per notification; bench/storage).
+    ///
+    /// - `apns_id` is the identifier's 16 bytes (was its 36-byte text, in the row and in its UNIQUE index);
+    ///   `apns_id_text` keeps the provider's form only when it is not the lowercase text of the key: `NULL` for that,
+    ///   `'U'` for the uppercase text, else the text as sent.
+    /// - `token_ref` is the token's number in `token_ref` (a new table, one row per token ever registered, filled by a
+    ///   trigger on `device_token`, with the token's app, environment and device, which never change), 1 to 3 bytes
+    ///   where the token's hex text took 64, in the row and in `notification_by_token_window`. A push to an unknown
+    ///   token finds no number: the NOT NULL constraint refuses it as the foreign key did.
+    /// - `topic`, `bundle_id` and `environment` are `NULL` when they are the token's app and environment (nearly
+    ///   always: a topic other than the bundle id is a VoIP, complication or Live Activity topic).
+    /// - `trace` is in the compact form of ``TraceText`` (times after acceptance, one-letter kinds, a dictionary of
+    ///   common substrings, the token's device id as one byte, a repeated detail as one byte).
+    ///
+    /// The table is rebuilt; the AUTOINCREMENT counter is carried over, so no sequence number is ever used twice.
+    private static func migrateToVersion10(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE token_ref (
+                    ref INTEGER PRIMARY KEY,
+                    token TEXT NOT NULL UNIQUE REFERENCES device_token (token),
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    device_id TEXT
+                ) STRICT
+                """
+        )
+        try db.execute(
+            sql: """
+                INSERT INTO token_ref (token, bundle_id, environment, device_id)
+                SELECT token, bundle_id, environment, device_id FROM device_token ORDER BY registered_at, token
+                """
+        )
+        // OR IGNORE: an upsert that replaced a row would insert its token again.
+        try db.execute(
+            sql: """
+                CREATE TRIGGER device_token_numbered AFTER INSERT ON device_token
+                BEGIN
+                    INSERT OR IGNORE INTO token_ref (token, bundle_id, environment, device_id)
+                    VALUES (NEW.token, NEW.bundle_id, NEW.environment, NEW.device_id);
+                END
+                """
+        )
+        // What `token_ref` copies never changes (a token is issued to one app on one device, in one environment).
+        try db.execute(
+            sql: """
+                CREATE TRIGGER device_token_route_fixed BEFORE UPDATE OF token, bundle_id, environment, device_id ON device_token
+                WHEN NEW.token IS NOT OLD.token OR NEW.bundle_id IS NOT OLD.bundle_id
+                    OR NEW.environment IS NOT OLD.environment OR NEW.device_id IS NOT OLD.device_id
+                BEGIN SELECT RAISE(ABORT, 'a device token''s app, environment and device never change'); END
+                """
+        )
+        try db.execute(
+            sql: """
+                CREATE TABLE notification_v10 (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    apns_id BLOB NOT NULL UNIQUE CHECK (length(apns_id) = 16),
+                    apns_id_text TEXT CHECK (apns_id_text IS NULL OR apns_id_text = 'U' OR length(apns_id_text) = 36),
+                    token_ref INTEGER NOT NULL REFERENCES token_ref (ref),
+                    topic TEXT CHECK (topic IS NULL OR length(topic) BETWEEN 1 AND 255),
+                    bundle_id TEXT CHECK (bundle_id IS NULL OR length(bundle_id) BETWEEN 1 AND 255),
+                    environment TEXT CHECK (environment IS NULL OR environment IN ('sandbox', 'production')),
+                    push_type TEXT NOT NULL CHECK (length(push_type) BETWEEN 1 AND 64),
+                    priority INTEGER NOT NULL CHECK (priority IN (1, 5, 10)),
+                    expiration INTEGER CHECK (expiration IS NULL OR expiration >= 0),
+                    collapse_id TEXT CHECK (collapse_id IS NULL OR length(CAST(collapse_id AS BLOB)) <= 64),
+                    payload BLOB NOT NULL CHECK (length(payload) BETWEEN 1 AND 5120),
+                    accepted_at INTEGER NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'stored'
+                        CHECK (state IN ('stored', 'delivered', 'expired', 'replaced', 'discarded')),
+                    trace TEXT NOT NULL DEFAULT '' CHECK (trace = '' OR substr(trace, -1) = char(10))
+                ) STRICT
+                """
+        )
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT n.seq, n.apns_id, n.apns_id_text, n.topic, n.bundle_id, n.environment, n.push_type, n.priority,
+                    n.expiration, n.collapse_id, n.payload, n.accepted_at, n.state, n.trace, t.ref, t.bundle_id AS app,
+                    t.environment AS tokenEnvironment, t.device_id
+                FROM notification AS n JOIN token_ref AS t ON t.token = n.token ORDER BY n.seq
+                """
+        )
+        let insert = try db.makeStatement(
+            sql: """
+                INSERT INTO notification_v10 (seq, apns_id, apns_id_text, token_ref, topic, bundle_id, environment,
+                    push_type, priority, expiration, collapse_id, payload, accepted_at, state, trace)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        )
+        while let row = try rows.next() {
+            let sequence: Int64 = row["seq"]
+            let key: String = row["apns_id"]
+            let text: String = row["apns_id_text"]
+            let app: String = row["app"]
+            let environment: String = row["environment"]
+            let device: String? = row["device_id"]
+            let acceptedAt: Int64 = row["accepted_at"]
+            guard let id = NotificationID(key), let lines = TraceText.lines(row["trace"], acceptedAt: acceptedAt, device: nil) else {
+                throw StoreError.corruptRecord.with(detail: "notification \(sequence)")
+            }
+            let arguments: [(any DatabaseValueConvertible)?] = [
+                sequence, Data(SQLiteStore.keyBytes(id)), SQLiteStore.storedIDText(text, key: key), row["ref"] as Int64,
+                SQLiteStore.unlessSame(row["topic"], as: app), SQLiteStore.unlessSame(row["bundle_id"], as: app),
+                SQLiteStore.unlessSame(environment, as: row["tokenEnvironment"]), row["push_type"] as String,
+                row["priority"] as Int64, row["expiration"] as Int64?, row["collapse_id"] as String?, row["payload"] as Data,
+                acceptedAt, row["state"] as String, TraceText.encode(lines, acceptedAt: acceptedAt, device: device),
+            ]
+            try insert.execute(arguments: StatementArguments(arguments))
+        }
+        let counter = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'notification'") ?? 0
+        try db.execute(sql: "DROP TABLE notification")
+        try db.execute(sql: "ALTER TABLE notification_v10 RENAME TO notification")
+        try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name IN ('notification', 'notification_v10')")
+        try db.execute(
+            sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('notification', max(?, (SELECT coalesce(max(seq), 0) FROM notification)))",
+            arguments: [counter]
+        )
+        try db.execute(sql: "CREATE INDEX notification_by_token_window ON notification (seq >> 10, token_ref)")
+        try db.execute(sql: "CREATE INDEX notification_stored ON notification (seq) WHERE state = 'stored'")
+    }
 }

@@ -10,7 +10,7 @@ extension SQLiteStore {
         return try await read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT \(Self.notificationColumns) FROM notification WHERE state = 'stored' ORDER BY seq"
+                sql: "\(Self.notificationSelect) WHERE n.state = 'stored' ORDER BY n.seq"
             ).map(Self.storedNotification)
         }
     }
@@ -103,23 +103,23 @@ private struct DeliveryStatements {
     let appendTwoAndMoveBySequence: DirectStatement
 
     init(_ db: Database) throws {
-        // ?1 the line up to its detail, ?2 the detail or NULL (`json()` checks and minifies it), ?3 the row, ?4 the
-        // new state (unused by the statements that do not move it), ?5 and ?6 a second line. The state is set only by
-        // the statements that move it, so that an event alone leaves the partial index of `stored` notifications alone.
-        let line = "?1 || coalesce(',\"detail\":' || json(?2), '') || '}' || char(10)"
-        let secondLine = "?5 || coalesce(',\"detail\":' || json(?6), '') || '}' || char(10)"
-        appendBySequence = try DirectStatement(db, sql: "UPDATE notification SET trace = trace || \(line) WHERE seq = ?3")
-        appendByKey = try DirectStatement(db, sql: "UPDATE notification SET trace = trace || \(line) WHERE apns_id = ?3")
-        let move = "UPDATE notification SET state = ?4, trace = trace || \(line)"
+        // ?1 the event's time, ?7 its kind, ?2 its detail or NULL (`json()` checks and minifies it), ?3 the row, ?4 the
+        // new state (unused by the statements that do not move it), ?5, ?8 and ?6 a second line. The line is written by
+        // `herald_trace_append` (``TraceText/appending(_:to:acceptedAt:device:)``), which reads the row's trace for the
+        // detail a back-reference may repeat and is given the token's device (one byte in the detail). The state is set only by the statements that move it, so that an event
+        // alone leaves the partial index of `stored` notifications alone.
+        let device = "(SELECT device_id FROM token_ref WHERE ref = token_ref)"
+        let line = "herald_trace_append(trace, accepted_at, ?1, ?7, json(?2), \(device))"
+        let twoLines = "herald_trace_append(\(line), accepted_at, ?5, ?8, json(?6), \(device))"
+        appendBySequence = try DirectStatement(db, sql: "UPDATE notification SET trace = \(line) WHERE seq = ?3")
+        appendByKey = try DirectStatement(db, sql: "UPDATE notification SET trace = \(line) WHERE apns_id = ?3")
+        let move = "UPDATE notification SET state = ?4, trace = \(line)"
         appendAndMoveBySequence = try DirectStatement(db, sql: move + " WHERE seq = ?3 AND state = 'stored'")
         appendAndMoveByKey = try DirectStatement(db, sql: move + " WHERE apns_id = ?3 AND state = 'stored'")
-        appendTwoBySequence = try DirectStatement(
-            db,
-            sql: "UPDATE notification SET trace = trace || \(line) || \(secondLine) WHERE seq = ?3"
-        )
+        appendTwoBySequence = try DirectStatement(db, sql: "UPDATE notification SET trace = \(twoLines) WHERE seq = ?3")
         appendTwoAndMoveBySequence = try DirectStatement(
             db,
-            sql: "UPDATE notification SET state = ?4, trace = trace || \(line) || \(secondLine) WHERE seq = ?3 AND state = 'stored'"
+            sql: "UPDATE notification SET state = ?4, trace = \(twoLines) WHERE seq = ?3 AND state = 'stored'"
         )
     }
 
@@ -165,7 +165,7 @@ private struct DeliveryStatements {
     /// By sequence when the change has one; a change whose row was replaced is traced on the `apns-id`'s row and
     /// moves no state. Without a sequence, by `apns-id`.
     func apply(_ changes: [DeliveryChange], _ index: Int, _ db: Database) throws {
-        let key = changes[index].notificationID.key
+        let key = SQLiteStore.keyBytes(changes[index].notificationID)
         if let sequence = changes[index].sequence {
             if let state = changes[index].newState {
                 appendAndMoveBySequence.bind(state.rawValue, at: 4)
@@ -184,10 +184,10 @@ private struct DeliveryStatements {
 
     private enum Row {
         case sequence(Int64)
-        case key(String)
+        case key([UInt8])
     }
 
-    /// Binds the lines of the changes at `lines` (one or two: parameters 1–2 and 5–6) and the row, runs the statement;
+    /// Binds the lines of the changes at `lines` (one or two: parameters 1, 2, 7 and 5, 6, 8) and the row, runs the statement;
     /// whether it updated a row.
     private func run(
         _ statement: DirectStatement,
@@ -197,19 +197,20 @@ private struct DeliveryStatements {
         _ db: Database
     ) throws -> Bool {
         for (position, change) in lines.enumerated() {
-            bindLine(of: changes, change, to: statement, at: position == 0 ? 1 : 5)
+            bindLine(of: changes, change, to: statement, at: position == 0 ? 1 : 5, kindAt: position == 0 ? 7 : 8)
         }
         switch row {
         case .sequence(let sequence): statement.bind(sequence, at: 3)
-        case .key(let key): statement.bind(key, at: 3)
+        case .key(let key): statement.bind(blob: key, at: 3)
         }
         try statement.run()
         return db.changesCount == 1
     }
 
-    /// Binds a change's line prefix to parameter `index` and its detail to the next one.
-    private func bindLine(of changes: [DeliveryChange], _ change: Int, to statement: DirectStatement, at index: Int32) {
-        statement.bind(TraceText.linePrefix(at: changes[change].atMilliseconds, kind: changes[change].event.rawValue), at: index)
+    /// Binds a change's time to parameter `index`, its detail to the next one and its kind to `kindIndex`.
+    private func bindLine(of changes: [DeliveryChange], _ change: Int, to statement: DirectStatement, at index: Int32, kindAt kindIndex: Int32) {
+        statement.bind(changes[change].atMilliseconds, at: index)
         statement.bind(changes[change].detailJSON, at: index + 1)
+        statement.bind(changes[change].event.rawValue, at: kindIndex)
     }
 }

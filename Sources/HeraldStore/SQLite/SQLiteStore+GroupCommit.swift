@@ -88,7 +88,7 @@ extension SQLiteStore {
         _ statements: NotificationStatements,
         _ db: Database
     ) throws -> Result<Int64, StoreError> {
-        let key = notification.id.key
+        let key = Self.keyBytes(notification.id)
         do {
             statements.insertIfNew.bind(notification, key: key)
             try statements.insertIfNew.run()
@@ -114,17 +114,19 @@ extension SQLiteStore {
     /// row, followed by a `replaced` event (reason `duplicate-apns-id`) and the new `accepted` event.
     private func replace(
         _ notification: AcceptedNotification,
-        key: String,
+        key: [UInt8],
         _ statements: NotificationStatements,
         _ db: Database
     ) throws -> Result<Int64, StoreError> {
         let select = statements.selectPrevious
-        select.bind(key, at: 1)
-        var previous: (sequence: Int64, state: String, history: String)?
+        select.bind(blob: key, at: 1)
+        var previous: (sequence: Int64, state: String, history: [TraceText.Line])?
         if try select.step(), let sequence = select.int64(at: 0), let state = select.text(at: 1) {
             let trace = select.text(at: 2) ?? ""
             let history = TraceText.materialized(
                 trace,
+                acceptedAt: select.int64(at: 5) ?? 0,
+                device: select.text(at: 6),
                 sequence: sequence,
                 token: select.text(at: 3) ?? "",
                 topic: select.text(at: 4) ?? ""
@@ -133,7 +135,7 @@ extension SQLiteStore {
             guard let history else { throw StoreError.corruptRecord.with(detail: "trace of notification \(sequence)") }
             previous = (sequence, state, history)
         }
-        statements.delete.bind(key, at: 1)
+        statements.delete.bind(blob: key, at: 1)
         try statements.delete.run()
         do {
             statements.insert.bind(notification, key: key)
@@ -147,12 +149,15 @@ extension SQLiteStore {
         detail += #","previousState":"#
         detail += previous.map { "\"" + $0.state + "\"" } ?? "null"
         detail += #","replacedBySeq":"# + String(sequence) + "}"
-        let replaced = TraceText.line(
-            TraceText.Line(atMilliseconds: notification.acceptedAtMilliseconds, kind: TraceEventKind.replaced.rawValue, detail: detail)
-        )
+        let acceptedAt = notification.acceptedAtMilliseconds
         // The history of the `apns-id` stays with it, then the replacement and the new acceptance.
-        let trace = (previous?.history ?? "") + replaced + TraceText.acceptedLine(at: notification.acceptedAtMilliseconds)
-        statements.setTrace.bind(trace, at: 1)
+        let lines =
+            (previous?.history ?? []) + [
+                TraceText.Line(atMilliseconds: acceptedAt, kind: TraceEventKind.replaced.rawValue, detail: detail),
+                TraceText.Line(atMilliseconds: acceptedAt, kind: TraceEventKind.accepted.rawValue, detail: nil),
+            ]
+        // Without the device's byte: the rare path, and the new row's token may belong to another device.
+        statements.setTrace.bind(TraceText.encode(lines, acceptedAt: acceptedAt, device: nil), at: 1)
         statements.setTrace.bind(sequence, at: 2)
         try statements.setTrace.run()
         return .success(sequence)
@@ -160,7 +165,10 @@ extension SQLiteStore {
 
     /// The error of a notification that breaks a rule of the schema.
     private static func constraintFailure(_ error: DatabaseError, _ notification: AcceptedNotification) -> StoreError {
-        if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+        // A token without a number in `token_ref` is not registered (schema v10); the foreign key stays as a guard.
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY
+            || (error.extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL && error.message?.contains("token_ref") == true)
+        {
             return StoreError.unknownDeviceToken.with(detail: notification.token.hex)
         }
         return StoreError.invalidRecord.with(detail: error.message ?? "constraint failed")
@@ -179,15 +187,29 @@ private struct NotificationStatements {
     let freePageCount: DirectStatement
 
     private static let columns = """
-        apns_id, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
+        apns_id, apns_id_text, token_ref, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
         payload, accepted_at, trace
         """
 
     init(_ db: Database) throws {
-        let insertSQL = "INSERT INTO notification (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        // The token's number and what it says (schema v10): the topic, bundle id and environment are NULL when they are
+        // the token's. A token never registered has no number, which the NOT NULL constraint refuses. The one-row
+        // `pushed` keeps the row when the token is unknown; `WHERE true` is SQLite's rule for an upsert over a SELECT.
+        let insertSQL = """
+            INSERT INTO notification (\(Self.columns))
+            SELECT ?1, ?2, t.ref, nullif(?4, t.bundle_id), nullif(?5, t.bundle_id), nullif(?6, t.environment), ?7, ?8, ?9,
+                ?10, ?11, ?12, ?13
+            FROM (SELECT ?3 AS token) AS pushed LEFT JOIN token_ref AS t ON t.token = pushed.token WHERE true
+            """
         insertIfNew = try DirectStatement(db, sql: insertSQL + " ON CONFLICT (apns_id) DO NOTHING")
         insert = try DirectStatement(db, sql: insertSQL)
-        selectPrevious = try DirectStatement(db, sql: "SELECT seq, state, trace, token, topic FROM notification WHERE apns_id = ?")
+        selectPrevious = try DirectStatement(
+            db,
+            sql: """
+                SELECT n.seq, n.state, n.trace, t.token, coalesce(n.topic, t.bundle_id), n.accepted_at, t.device_id
+                FROM notification AS n CROSS JOIN token_ref AS t ON t.ref = n.token_ref WHERE n.apns_id = ?
+                """
+        )
         delete = try DirectStatement(db, sql: "DELETE FROM notification WHERE apns_id = ?")
         setTrace = try DirectStatement(db, sql: "UPDATE notification SET trace = ? WHERE seq = ?")
         pageCount = try DirectStatement(db, sql: "PRAGMA page_count")
@@ -197,9 +219,9 @@ private struct NotificationStatements {
 
 extension DirectStatement {
     /// Binds the thirteen columns of ``NotificationStatements``' notification inserts (the trace: its `accepted` line).
-    fileprivate func bind(_ n: AcceptedNotification, key: String) {
-        bind(key, at: 1)
-        bind(n.id.text, at: 2)
+    fileprivate func bind(_ n: AcceptedNotification, key: [UInt8]) {
+        bind(blob: key, at: 1)
+        bind(SQLiteStore.storedIDText(n.id.text, key: n.id.key), at: 2)
         bind(n.token.hex, at: 3)
         bind(n.topic, at: 4)
         bind(n.bundleID, at: 5)
@@ -210,6 +232,6 @@ extension DirectStatement {
         bind(n.collapseID, at: 10)
         bind(blob: n.payload, at: 11)
         bind(n.acceptedAtMilliseconds, at: 12)
-        bind(TraceText.acceptedLine(at: n.acceptedAtMilliseconds), at: 13)
+        bind(TraceText.acceptedLine, at: 13)
     }
 }

@@ -3,9 +3,14 @@ import GRDB
 import HeraldCore
 
 extension SQLiteStore {
-    static let notificationColumns = """
-        seq, apns_id_text, token, topic, bundle_id, environment, push_type, priority, expiration, collapse_id, \
-        payload, accepted_at, state
+    /// A notification's columns as ``storedNotification(_:)`` reads them, with its token, and its topic, bundle id and
+    /// environment where the row leaves them to the token, from `token_ref` (schema v10); from `notification AS n`.
+    /// CROSS JOIN keeps `notification` the outer loop.
+    static let notificationSelect = """
+        SELECT n.seq, n.apns_id, n.apns_id_text, t.token, coalesce(n.topic, t.bundle_id) AS topic, \
+        coalesce(n.bundle_id, t.bundle_id) AS bundle_id, coalesce(n.environment, t.environment) AS environment, \
+        n.push_type, n.priority, n.expiration, n.collapse_id, n.payload, n.accepted_at, n.state \
+        FROM notification AS n CROSS JOIN token_ref AS t ON t.ref = n.token_ref
         """
 
     /// The most rows one listing returns.
@@ -17,8 +22,8 @@ extension SQLiteStore {
         return try await read { db in
             try Row.fetchOne(
                 db,
-                sql: "SELECT \(Self.notificationColumns) FROM notification WHERE apns_id = ?",
-                arguments: [id.key]
+                sql: "\(Self.notificationSelect) WHERE n.apns_id = ?",
+                arguments: [Data(Self.keyBytes(id))]
             ).map(Self.storedNotification)
         }
     }
@@ -35,7 +40,7 @@ extension SQLiteStore {
             } else {
                 rows = try Row.fetchAll(
                     db,
-                    sql: "SELECT \(Self.notificationColumns) FROM notification ORDER BY seq DESC LIMIT ?",
+                    sql: "\(Self.notificationSelect) ORDER BY n.seq DESC LIMIT ?",
                     arguments: [limit]
                 )
             }
@@ -52,13 +57,22 @@ extension SQLiteStore {
             guard
                 let row = try Row.fetchOne(
                     db,
-                    sql: "SELECT seq, apns_id, token, topic, trace FROM notification WHERE apns_id = ?",
-                    arguments: [id.key]
+                    sql: """
+                        SELECT n.seq, t.token, coalesce(n.topic, t.bundle_id) AS topic, n.accepted_at, n.trace, t.device_id
+                        FROM notification AS n CROSS JOIN token_ref AS t ON t.ref = n.token_ref WHERE n.apns_id = ?
+                        """,
+                    arguments: [Data(Self.keyBytes(id))]
                 )
             else { return [] }
             let sequence: Int64 = try row.decode(forColumn: "seq")
-            let key: String = try row.decode(forColumn: "apns_id")
-            guard let lines = TraceText.lines(try row.decode(forColumn: "trace")) else {
+            let key = id.key
+            guard
+                let lines = TraceText.lines(
+                    try row.decode(forColumn: "trace"),
+                    acceptedAt: try row.decode(forColumn: "accepted_at"),
+                    device: try row.decode(forColumn: "device_id")
+                )
+            else {
                 throw StoreError.corruptRecord.with(detail: "trace of notification \(sequence)")
             }
             var acceptedDetail: String?
@@ -113,10 +127,12 @@ extension SQLiteStore {
     }
 
     static func storedNotification(_ row: Row) throws -> StoredNotification {
-        let idText: String = try row.decode(forColumn: "apns_id_text")
+        let keyBytes: Data = try row.decode(forColumn: "apns_id")
+        let key = Self.key(fromBytes: [UInt8](keyBytes)) ?? ""
+        let idText = Self.idText(stored: try row.decode(forColumn: "apns_id_text"), key: key)
         let tokenHex: String = try row.decode(forColumn: "token")
         let environmentName: String = try row.decode(forColumn: "environment")
-        guard let id = NotificationID(idText), let token = DeviceToken(hex: tokenHex),
+        guard !key.isEmpty, let id = NotificationID(idText), let token = DeviceToken(hex: tokenHex),
             let environment = APNSEnvironment(rawValue: environmentName)
         else {
             throw StoreError.corruptRecord.with(detail: "notification \(idText)")
@@ -165,12 +181,19 @@ extension SQLiteStore {
             let range = try Row.fetchOne(db, sql: "SELECT min(seq) AS low, max(seq) AS high FROM notification"),
             let low: Int64 = range["low"], let high: Int64 = range["high"]
         else { return [] }
-        let placeholders = Array(repeating: "?", count: tokens.count).joined(separator: ", ")
+        // The tokens' numbers (schema v10); a token never registered has none, and no notification.
+        let refs = try Int64.fetchAll(
+            db,
+            sql: "SELECT ref FROM token_ref WHERE token IN (\(Array(repeating: "?", count: tokens.count).joined(separator: ", ")))",
+            arguments: StatementArguments(tokens)
+        )
+        guard !refs.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: refs.count).joined(separator: ", ")
         let statement = try db.cachedStatement(
             sql: """
-                SELECT \(notificationColumns) FROM notification
-                WHERE (seq >> \(tokenWindowShift)) = ? AND token IN (\(placeholders))
-                ORDER BY seq DESC LIMIT ?
+                \(notificationSelect)
+                WHERE (n.seq >> \(tokenWindowShift)) = ? AND n.token_ref IN (\(placeholders))
+                ORDER BY n.seq DESC LIMIT ?
                 """
         )
         var rows: [Row] = []
@@ -178,7 +201,7 @@ extension SQLiteStore {
         let oldest = low >> Int64(tokenWindowShift)
         while window >= oldest, rows.count < limit {
             var arguments: [any DatabaseValueConvertible] = [window]
-            arguments += tokens
+            arguments += refs
             arguments.append(limit - rows.count)
             rows += try Row.fetchAll(statement, arguments: StatementArguments(arguments))
             window -= 1

@@ -40,7 +40,9 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT \(Self.tokenColumns) FROM device_token WHERE unregistered_at IS NOT NULL
-                    AND token IN (SELECT token FROM notification WHERE state = 'stored')
+                    AND token IN (
+                        SELECT t.token FROM notification AS n CROSS JOIN token_ref AS t ON t.ref = n.token_ref
+                        WHERE n.state = 'stored')
                     """
             )
             return (current, try rows.map(Self.cachedToken))

@@ -112,9 +112,29 @@ public final class SQLiteStore: NotificationStore {
         // so that `PRAGMA incremental_vacuum` can return them to the file system (a no-op for an older file).
         // The writer only: readers are read-only connections.
         grdb.prepareDatabase { db in
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                db.add(function: traceAppendFunction())
+            }
         }
         return grdb
+    }
+
+    /// `herald_trace_append(trace, accepted_at, at, kind, detail, device)`: the trace with one line appended
+    /// (``TraceText/appending(_:to:acceptedAt:device:)``); the delivery journal's statements call it. A trace that is
+    /// not one fails the statement (and the journal's batch) rather than being guessed at.
+    static func traceAppendFunction() -> DatabaseFunction {
+        DatabaseFunction("herald_trace_append", argumentCount: 6, pure: true) { values in
+            guard let trace = String.fromDatabaseValue(values[0]), let acceptedAt = Int64.fromDatabaseValue(values[1]),
+                let at = Int64.fromDatabaseValue(values[2]), let kind = String.fromDatabaseValue(values[3])
+            else { throw DatabaseError(message: "herald_trace_append: trace, accepted_at, time and kind are required") }
+            let line = TraceText.Line(atMilliseconds: at, kind: kind, detail: String.fromDatabaseValue(values[4]))
+            let device = String.fromDatabaseValue(values[5])
+            guard let appended = TraceText.appending(line, to: trace, acceptedAt: acceptedAt, device: device) else {
+                throw DatabaseError(message: "herald_trace_append: the trace is not in its form")
+            }
+            return appended
+        }
     }
 
     /// Refuses new notifications, waits for the queued ones to commit, then closes the connection pool.

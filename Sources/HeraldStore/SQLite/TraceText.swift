@@ -1,16 +1,29 @@
 import HeraldCore
 
-/// The text form of a notification's trace, kept in the `trace` column of its row (schema v4).
+/// The text form of a notification's trace, kept in the `trace` column of its row (schema v4; compact since v10).
 ///
-/// One event per line, oldest first, each line a compact JSON object ending in a line feed:
-/// `{"at":<ms>,"kind":"<kind>"}` or `{"at":<ms>,"kind":"<kind>","detail":<object>}`. A detail is kept minified
-/// (SQLite's `json()` writes it), so it never holds a line feed.
+/// One event per line, oldest first, each line ending in a line feed. Since schema v10 a line is
 ///
-/// Why a column and not a row per event: in the gateway benchmark every notification had five rows written for
-/// it (the notification, its `accepted` and `stored` events, the `replaced` event and state of the one before),
-/// and a row of `trace_event` cost as much as the notification's own (a table row, its index entry, the
-/// AUTOINCREMENT counter and the JSON check). An event is now an append to the row the journal updates anyway
-/// (bench/gateway/results-2026-11-23.md).
+///     line   = head [" " detail] LF
+///     head   = code delta | kind ":" delta
+///     delta  = ["-"] digits            ; milliseconds after the row's `accepted_at` (wrapping arithmetic)
+///     detail = "^"                     ; the same detail as the line before
+///            | coded JSON object       ; minified, with the substrings of ``dictionary`` written as one byte, and
+///                                      ; the device id of the row's token as the byte 0x18 (``deviceByte``)
+///
+/// where `code` is one uppercase letter of ``kindCodes`` for the common kinds (a kind is lowercase, so the two never
+/// meet). A minified JSON text never holds a byte below 0x20 (they are escaped inside strings; there is no
+/// whitespace), so those bytes, line feed excepted, are free to stand for the dictionary's substrings. Both tables
+/// are frozen: stored traces depend on them; a new entry may only take a free byte or letter.
+///
+/// Why: a delivered notification's three events took ~305 bytes as JSON lines with names and absolute ISO-free
+/// times, as much as its payload and more (bench/storage, issue 21). Its `sent` and `acknowledged` events carry the
+/// same detail (attempt, session, device), so the second is one byte; the device is the one the token belongs to,
+/// one byte; times relative to acceptance are a digit or three; the common keys are one byte each. The three events
+/// now take ~20 bytes.
+///
+/// A line of schema v4 (`{"at":<ms>,"kind":"<kind>"[,"detail":<object>]}`) is still read: the v10 migration
+/// rewrites every trace, but a reader never guesses.
 ///
 /// The row's own `accepted` line is written without a detail: the reader fills it from the row (`seq`, `token`,
 /// `topic`), because the sequence number is not known before the insert. A line moved with an `apns-id`'s history
@@ -24,24 +37,30 @@ enum TraceText {
         var detail: String?
     }
 
-    /// The line of the row's own `accepted` event, detail left to the reader.
-    static func acceptedLine(at milliseconds: Int64) -> String {
-        #"{"at":"# + String(milliseconds) + #","kind":"accepted"}"# + "\n"
-    }
+    /// The kinds written as one letter. Frozen (see the type's comment).
+    static let kindCodes: [(code: UInt8, kind: String)] = [
+        (UInt8(ascii: "A"), "accepted"), (UInt8(ascii: "T"), "stored"), (UInt8(ascii: "R"), "replaced"),
+        (UInt8(ascii: "E"), "expired"), (UInt8(ascii: "L"), "delivered"), (UInt8(ascii: "S"), "sent"),
+        (UInt8(ascii: "K"), "acknowledged"), (UInt8(ascii: "X"), "discarded"), (UInt8(ascii: "F"), "fault"),
+        (UInt8(ascii: "D"), "displayed"), (UInt8(ascii: "M"), "modified"), (UInt8(ascii: "P"), "dropped"),
+        (UInt8(ascii: "B"), "background"), (UInt8(ascii: "C"), "action"), (UInt8(ascii: "I"), "dismissed"),
+        (UInt8(ascii: "V"), "removed"), (UInt8(ascii: "W"), "expanded"), (UInt8(ascii: "U"), "media"),
+    ]
 
-    /// The start of a line, up to (not including) the detail and the closing brace; SQL appends the rest.
-    static func linePrefix(at milliseconds: Int64, kind: String) -> String {
-        #"{"at":"# + String(milliseconds) + #","kind":""# + kind + "\""
-    }
+    /// The substrings of details written as one byte (0x01–0x1F but line feed). Frozen (see the type's comment).
+    static let dictionary: [(byte: UInt8, text: String)] = [
+        (0x01, #"{"attempt":"#), (0x02, #","session":"session-"#), (0x03, #"","device":""#),
+        (0x04, #"{"session":"session-"#), (0x05, #"{"reason":""#), (0x06, #","reason":""#), (0x07, #","heldMs":"#),
+        (0x08, #","expiresAt":"#), (0x09, #","late":true"#), (0x0B, #"{"by":""#), (0x0C, #""notificationIdentifier":""#),
+        (0x0D, #""apnsID":""#), (0x0E, #"",""#), (0x0F, #"":""#), (0x10, #"":"#), (0x11, #",""#), (0x12, #""}"#),
+        (0x13, "true"), (0x14, "false"), (0x15, "null"), (0x16, #""detail":{"#), (0x17, #"{"reason":"#),
+    ]
 
-    /// A whole line; `detail` must be minified JSON (no line feed).
-    static func line(_ line: Line) -> String {
-        var text = linePrefix(at: line.atMilliseconds, kind: line.kind)
-        if let detail = line.detail {
-            text += #","detail":"# + detail
-        }
-        return text + "}\n"
-    }
+    /// The byte that stands for the device id of the row's token (`token_ref.device_id`, schema v10) in a detail.
+    static let deviceByte: UInt8 = 0x18
+
+    /// The line of the row's own `accepted` event at its acceptance, detail left to the reader.
+    static let acceptedLine = "A0\n"
 
     /// Whether `kind` may be stored: 1 to 64 of `a`–`z` and `-`.
     static func isValidKind(_ kind: String) -> Bool {
@@ -63,49 +82,247 @@ enum TraceText {
         return text + "}"
     }
 
-    /// Decodes a trace; `nil` when a line is not in the form above.
-    static func lines(_ text: String) -> [Line]? {
+    // MARK: Writing
+
+    /// `lines` as a whole trace of a row accepted at `acceptedAt` whose token belongs to `device`.
+    static func encode(_ lines: [Line], acceptedAt: Int64, device: String?) -> String {
+        var bytes: [UInt8] = []
+        var previous: String?
+        let device = deviceBytes(device)
+        for line in lines {
+            append(line, acceptedAt: acceptedAt, device: device, previousDetail: previous, to: &bytes)
+            previous = line.detail
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `trace` with `line` appended; `nil` when `trace` is not a trace (its last detail is needed for a back-reference).
+    ///
+    /// The delivery journal's appends go through this function, as the SQL function `herald_trace_append`
+    /// (``SQLiteStore``): it reads the row's trace as SQLite updates it.
+    static func appending(_ line: Line, to trace: String, acceptedAt: Int64, device: String?) -> String? {
+        var bytes = Array(trace.utf8)
+        let device = deviceBytes(device)
+        guard let previous = lastDetail(bytes, acceptedAt: acceptedAt, device: device) else { return nil }
+        append(line, acceptedAt: acceptedAt, device: device, previousDetail: previous, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The device id's bytes when it can stand for itself: 4 bytes or more, none of them a control byte or a quote
+    /// (a device id is a UUID; the rule keeps any other from matching inside an escape).
+    private static func deviceBytes(_ device: String?) -> [UInt8]? {
+        guard let bytes = device.map({ Array($0.utf8) }), bytes.count >= 4,
+            bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        else { return nil }
+        return bytes
+    }
+
+    private static func append(_ line: Line, acceptedAt: Int64, device: [UInt8]?, previousDetail: String?, to bytes: inout [UInt8]) {
+        if let code = kindCodes.first(where: { $0.kind == line.kind })?.code {
+            bytes.append(code)
+        } else {
+            bytes += line.kind.utf8
+            bytes.append(UInt8(ascii: ":"))
+        }
+        bytes += String(line.atMilliseconds &- acceptedAt).utf8
+        if let detail = line.detail {
+            bytes.append(UInt8(ascii: " "))
+            if detail == previousDetail {
+                bytes.append(UInt8(ascii: "^"))
+            } else {
+                appendCoded(detail, device: device, to: &bytes)
+            }
+        }
+        bytes.append(0x0A)
+    }
+
+    /// The device id as ``deviceByte`` and the dictionary's substrings as their bytes, longest first at each place; a
+    /// byte below 0x20 (which minified JSON never holds) is escaped as `\u00XX`, so the line stays one line and
+    /// decodes to valid JSON.
+    private static func appendCoded(_ detail: String, device: [UInt8]?, to bytes: inout [UInt8]) {
+        let source = Array(detail.utf8)
+        var index = 0
+        next: while index < source.count {
+            let byte = source[index]
+            if let device, byte == device[0], source.count - index >= device.count,
+                source[index..<(index + device.count)].elementsEqual(device)
+            {
+                bytes.append(deviceByte)
+                index += device.count
+                continue
+            }
+            if let candidates = codedByFirstByte[byte] {
+                for candidate in candidates where source.count - index >= candidate.text.count {
+                    if source[index..<(index + candidate.text.count)].elementsEqual(candidate.text) {
+                        bytes.append(candidate.byte)
+                        index += candidate.text.count
+                        continue next
+                    }
+                }
+            }
+            if byte < 0x20 {
+                let hex = Array("0123456789abcdef".utf8)
+                bytes += Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            } else {
+                bytes.append(byte)
+            }
+            index += 1
+        }
+    }
+
+    /// The dictionary by the first byte of its substrings, longest first.
+    private static let codedByFirstByte: [UInt8: [(byte: UInt8, text: [UInt8])]] = {
+        var table: [UInt8: [(byte: UInt8, text: [UInt8])]] = [:]
+        for entry in dictionary {
+            let text = Array(entry.text.utf8)
+            table[text[0], default: []].append((entry.byte, text))
+        }
+        return table.mapValues { $0.sorted { $0.text.count > $1.text.count } }
+    }()
+
+    /// The expansion of each dictionary byte.
+    private static let expansions: [[UInt8]?] = {
+        var table = [[UInt8]?](repeating: nil, count: 0x20)
+        for entry in dictionary { table[Int(entry.byte)] = Array(entry.text.utf8) }
+        return table
+    }()
+
+    /// A line of schema v4, for the v4 migration (frozen with it): `{"at":…,"kind":…[,"detail":…]}` and a line feed.
+    static func version4Line(_ line: Line) -> String {
+        var text = #"{"at":"# + String(line.atMilliseconds) + #","kind":""# + line.kind + "\""
+        if let detail = line.detail {
+            text += #","detail":"# + detail
+        }
+        return text + "}\n"
+    }
+
+    // MARK: Reading
+
+    /// Decodes a trace of a row accepted at `acceptedAt` whose token belongs to `device`; `nil` when a line is in
+    /// neither form.
+    static func lines(_ text: String, acceptedAt: Int64, device: String?) -> [Line]? {
         var lines: [Line] = []
-        for raw in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-            guard let line = decode(raw) else { return nil }
+        var previous: String?
+        let device = deviceBytes(device)
+        for raw in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            guard let line = decode(Array(raw), acceptedAt: acceptedAt, device: device, previousDetail: previous) else { return nil }
             lines.append(line)
+            previous = line.detail
         }
         return lines
     }
 
     /// The lines with detail-less `accepted` lines given the row's detail: the form a history keeps when it moves
     /// to a newer row.
-    static func materialized(_ text: String, sequence: Int64, token: String, topic: String) -> String? {
-        guard let lines = lines(text) else { return nil }
-        var result = ""
-        for var line in lines {
-            if line.kind == "accepted", line.detail == nil {
-                line.detail = acceptedDetail(sequence: sequence, token: token, topic: topic)
-            }
-            result += Self.line(line)
+    static func materialized(
+        _ text: String,
+        acceptedAt: Int64,
+        device: String?,
+        sequence: Int64,
+        token: String,
+        topic: String
+    ) -> [Line]? {
+        guard var lines = lines(text, acceptedAt: acceptedAt, device: device) else { return nil }
+        for index in lines.indices where lines[index].kind == TraceEventKind.accepted.rawValue && lines[index].detail == nil {
+            lines[index].detail = acceptedDetail(sequence: sequence, token: token, topic: topic)
         }
-        return result
+        return lines
     }
 
-    private static func decode(_ line: Substring.UTF8View.SubSequence) -> Line? {
-        let bytes = Array(line)
-        let head = Array(#"{"at":"#.utf8)
-        guard bytes.count > head.count + 1, bytes.starts(with: head), bytes.last == UInt8(ascii: "}") else { return nil }
-        var index = head.count
+    /// The detail of the last line (`.some(nil)`: it has none, or there is no line); `nil`: not a trace.
+    ///
+    /// Reads back from the end only as far as back-references need.
+    private static func lastDetail(_ bytes: [UInt8], acceptedAt: Int64, device: [UInt8]?) -> String?? {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A { end -= 1 }
+        guard end > 0 else { return .some(nil) }
+        var start = end
+        while start > 0, bytes[start - 1] != 0x0A { start -= 1 }
+        let line = Array(bytes[start..<end])
+        if line.last == UInt8(ascii: "^"), line.count >= 2, line[line.count - 2] == UInt8(ascii: " ") {
+            // A back-reference: the line before holds (or refers to) the detail.
+            return lastDetail(Array(bytes[0..<start]), acceptedAt: acceptedAt, device: device)
+        }
+        guard let decoded = decode(line, acceptedAt: acceptedAt, device: device, previousDetail: nil) else { return nil }
+        return .some(decoded.detail)
+    }
+
+    private static func decode(_ bytes: [UInt8], acceptedAt: Int64, device: [UInt8]?, previousDetail: String?) -> Line? {
+        guard let first = bytes.first else { return nil }
+        if first == UInt8(ascii: "{") { return decodeVersion4(bytes) }
+        var index = 0
+        let kind: String
+        if first >= UInt8(ascii: "A"), first <= UInt8(ascii: "Z") {
+            guard let known = kindCodes.first(where: { $0.code == first })?.kind else { return nil }
+            kind = known
+            index = 1
+        } else {
+            while index < bytes.count, bytes[index] != UInt8(ascii: ":") { index += 1 }
+            guard index < bytes.count else { return nil }
+            kind = String(decoding: bytes[0..<index], as: UTF8.self)
+            guard isValidKind(kind) else { return nil }
+            index += 1
+        }
+        guard let (delta, afterDelta) = integer(bytes, from: index) else { return nil }
+        let at = acceptedAt &+ delta
+        index = afterDelta
+        if index == bytes.count {
+            return Line(atMilliseconds: at, kind: kind, detail: nil)
+        }
+        guard bytes[index] == UInt8(ascii: " "), index + 1 < bytes.count else { return nil }
+        index += 1
+        if bytes.count - index == 1, bytes[index] == UInt8(ascii: "^") {
+            guard let previousDetail else { return nil }
+            return Line(atMilliseconds: at, kind: kind, detail: previousDetail)
+        }
+        var detail: [UInt8] = []
+        detail.reserveCapacity((bytes.count - index) * 2)
+        for byte in bytes[index...] {
+            if byte == deviceByte {
+                guard let device else { return nil }
+                detail += device
+            } else if byte < 0x20 {
+                guard let expansion = expansions[Int(byte)] else { return nil }
+                detail += expansion
+            } else {
+                detail.append(byte)
+            }
+        }
+        guard detail.first == UInt8(ascii: "{"), detail.last == UInt8(ascii: "}") else { return nil }
+        return Line(atMilliseconds: at, kind: kind, detail: String(decoding: detail, as: UTF8.self))
+    }
+
+    /// An optionally negative decimal integer at `start`: its value and the index after it; `nil` on no digits or
+    /// overflow.
+    private static func integer(_ bytes: [UInt8], from start: Int) -> (Int64, Int)? {
+        var index = start
         var negative = false
-        if bytes[index] == UInt8(ascii: "-") {
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
             negative = true
             index += 1
         }
-        var at: Int64 = 0
+        // Accumulated as a negative number, so that Int64.min (a wrapped delta) reads too.
+        var value: Int64 = 0
         let digitsStart = index
         while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-            let (product, overflow) = at.multipliedReportingOverflow(by: 10)
-            guard !overflow else { return nil }
-            at = product + Int64(bytes[index] - 0x30)
+            let (product, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = product.subtractingReportingOverflow(Int64(bytes[index] - 0x30))
+            guard !overflow, !overflow2 else { return nil }
+            value = sum
             index += 1
         }
         guard index > digitsStart else { return nil }
+        if negative { return (value, index) }
+        guard value != Int64.min else { return nil }
+        return (-value, index)
+    }
+
+    /// A line of schema v4: `{"at":<ms>,"kind":"<kind>"[,"detail":<object>]}` with an absolute time.
+    private static func decodeVersion4(_ bytes: [UInt8]) -> Line? {
+        let head = Array(#"{"at":"#.utf8)
+        guard bytes.count > head.count + 1, bytes.starts(with: head), bytes.last == UInt8(ascii: "}") else { return nil }
+        guard let (at, afterAt) = integer(bytes, from: head.count) else { return nil }
+        var index = afterAt
         let kindHead = Array(#","kind":""#.utf8)
         guard bytes[index...].starts(with: kindHead) else { return nil }
         index += kindHead.count
@@ -116,12 +333,12 @@ enum TraceText {
         index += 1
         let end = bytes.count - 1
         if index == end {
-            return Line(atMilliseconds: negative ? -at : at, kind: kind, detail: nil)
+            return Line(atMilliseconds: at, kind: kind, detail: nil)
         }
         let detailHead = Array(#","detail":"#.utf8)
         guard bytes[index..<end].starts(with: detailHead), index + detailHead.count < end else { return nil }
         let detail = String(decoding: bytes[(index + detailHead.count)..<end], as: UTF8.self)
-        return Line(atMilliseconds: negative ? -at : at, kind: kind, detail: detail)
+        return Line(atMilliseconds: at, kind: kind, detail: detail)
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
