@@ -91,6 +91,47 @@ struct TraceTextTests {
         #expect(TraceText.appending(lines[1], to: "garbage\n", acceptedAt: 0, device: nil) == nil)
     }
 
+    @Test("5,000 random traces from the pieces the tables code (and their neighbours) decode to what was encoded")
+    func randomTraces() throws {
+        var generator = SplitMixGenerator(seed: 21)
+        let device = "08cc02d7-bb2c-4f30-a943-27140025e057"
+        let pieces =
+            TraceText.dictionary.map(\.text) + [
+                device, String(device.prefix(10)), "^", " ", "\\\"", "\\u0007", "é", "{", "}", ":", ",", "\"", "1", "-", "session-",
+                "A0", "null", "tru",
+            ]
+        let kinds = TraceText.kindCodes.map(\.kind) + ["custom", "a-b", "z"]
+        var seen = (backReferences: 0, deviceBytes: 0, dictionaryBytes: 0)
+        for _ in 0..<5000 {
+            var lines: [TraceText.Line] = []
+            for _ in 0..<Int.random(in: 1...5, using: &generator) {
+                var detail: String?
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: detail = nil
+                case 1 where lines.last?.detail != nil: detail = lines.last?.detail
+                default:
+                    detail = "{" + (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined() + "}"
+                }
+                let at = Int64.random(in: -3...3, using: &generator) * Int64.random(in: 0...Int64.max / 4, using: &generator)
+                lines.append(TraceText.Line(atMilliseconds: at, kind: kinds.randomElement(using: &generator)!, detail: detail))
+            }
+            let acceptedAt = Int64.random(in: Int64.min...Int64.max, using: &generator)
+            let rowDevice: String? = Bool.random(using: &generator) ? device : nil
+            let text = TraceText.encode(lines, acceptedAt: acceptedAt, device: rowDevice)
+            try #require(TraceText.lines(text, acceptedAt: acceptedAt, device: rowDevice) == lines, "\(lines) as \(text.debugDescription)")
+            seen.backReferences += text.components(separatedBy: " ^\n").count - 1
+            seen.deviceBytes += text.utf8.filter { $0 == TraceText.deviceByte }.count
+            seen.dictionaryBytes += text.utf8.filter { $0 < 0x20 && $0 != 0x0A && $0 != TraceText.deviceByte }.count
+            var appended = ""
+            for line in lines {
+                appended = try #require(TraceText.appending(line, to: appended, acceptedAt: acceptedAt, device: rowDevice))
+            }
+            try #require(appended == text)
+        }
+        // The pieces reached every coding: repeated details, the device's byte, the dictionary's bytes.
+        #expect(seen.backReferences > 500 && seen.deviceBytes > 100 && seen.dictionaryBytes > 5000, "\(seen)")
+    }
+
     @Test("A byte below 0x20 in a detail is escaped, so a line stays one line and decodes to the same JSON value")
     func controlBytes() throws {
         let line = TraceText.Line(atMilliseconds: 1, kind: "modified", detail: "{\"a\":\"x\ny\u{1}\"}")
@@ -182,5 +223,20 @@ struct TraceTextTests {
         )
         #expect(moved.map(\.atMilliseconds) == [1, 2, 3])
         #expect(TraceText.materialized("garbage\n", acceptedAt: 0, device: nil, sequence: 1, token: "", topic: "") == nil)
+    }
+}
+
+/// SplitMix64: every bit of each 64-bit output is random, as `random(in:using:)` needs (it reads the high bits).
+struct SplitMixGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
