@@ -78,6 +78,50 @@ struct SQLiteStoreRegistryTests {
         }
     }
 
+    @Test("An unknown token is answered from memory for the refresh interval, then the file is asked again")
+    func rememberedMiss() async throws {
+        try await withTemporaryDirectory { directory in
+            let clock = ManualWallClock(milliseconds: 10_000)
+            try await withStore(in: directory, clock: clock) { server in
+                try await withStore(in: directory, clock: clock) { cli in
+                    let hex = String(repeating: "5a", count: 32)
+                    let token = DeviceToken(hex: hex)!
+                    #expect(try server.lookup(token) == nil)
+                    #expect(server.registry.withLock { $0.misses[hex] } == 10_000)
+                    // Registered by another process: within the interval the remembered miss answers (a read of the
+                    // file would have found it).
+                    _ = try await cli.registerToken(token, bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                    clock.advance(seconds: 0.1)
+                    #expect(try server.lookup(token) == nil)
+                    // Once the interval has passed the file is asked, and the token is found and cached.
+                    clock.advance(seconds: 0.15)
+                    #expect(try server.lookup(token)?.isActive == true)
+                    #expect(server.registry.withLock { $0.misses[hex] } == nil)
+                    // A token this process registers is found at once, even right after a miss.
+                    let mine = DeviceToken(hex: String(repeating: "6b", count: 32))!
+                    #expect(try server.lookup(mine) == nil)
+                    _ = try await server.registerToken(mine, bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
+                    #expect(try server.lookup(mine)?.isActive == true)
+                }
+            }
+        }
+    }
+
+    @Test("Remembered misses are bounded: at the limit they are all forgotten; a clock that went back asks the file")
+    func missesBounded() {
+        var cache = RegistryCache()
+        for index in 0..<RegistryCache.maximumMisses {
+            cache.recordMiss(String(index), nowMilliseconds: 100)
+        }
+        #expect(cache.misses.count == RegistryCache.maximumMisses)
+        #expect(cache.missAnswer("7", nowMilliseconds: 150, refreshInterval: 200))
+        #expect(!cache.missAnswer("7", nowMilliseconds: 300, refreshInterval: 200))
+        #expect(!cache.missAnswer("7", nowMilliseconds: 99, refreshInterval: 200))
+        #expect(!cache.missAnswer("unknown", nowMilliseconds: 150, refreshInterval: 200))
+        cache.recordMiss("one more", nowMilliseconds: 100)
+        #expect(cache.misses.count == 1)
+    }
+
     @Test("Signing keys: add, list, look up, remove; duplicates and unknown ids are errors")
     func signingKeys() async throws {
         try await withTemporaryDirectory { directory in

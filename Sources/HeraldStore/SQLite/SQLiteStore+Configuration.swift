@@ -14,7 +14,8 @@ extension SQLiteStore {
         /// ``StoreError/overloaded``. Default 100 000.
         public var maximumPendingNotifications: Int
         /// How old the token and key caches may get, in milliseconds, before a lookup checks the file for
-        /// changes made by another process. A cache miss always checks. Default 200.
+        /// changes made by another process. A cache miss checks the file, and its answer "unknown" is remembered for
+        /// as long. Default 200.
         public var registryRefreshIntervalMilliseconds: Int64
         /// The most concurrent read connections. Default 4.
         public var maximumReaderCount: Int

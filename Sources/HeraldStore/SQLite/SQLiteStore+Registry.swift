@@ -71,8 +71,14 @@ extension SQLiteStore {
             }
             return registry.withLock { $0.tokens[token.hex]?.record } ?? cached
         }
-        // A miss always asks the file: the token may have been registered by another process just now.
-        return try refreshRegistry(alsoFetching: token.hex)?.record
+        // A miss asks the file (the token may have been registered by another process just now), unless the file was
+        // asked about this token less than the refresh interval ago and did not hold it.
+        if registry.withLock({ $0.missAnswer(token.hex, nowMilliseconds: now, refreshInterval: interval) }) { return nil }
+        guard let found = try refreshRegistry(alsoFetching: token.hex) else {
+            registry.withLock { $0.recordMiss(token.hex, nowMilliseconds: now) }
+            return nil
+        }
+        return found.record
     }
 
     /// The signing key for a JWT `kid`, from memory when the cache is fresh; a miss refreshes first.
