@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 import HeraldCore
 import HeraldTestTiers
+import Logging
+import Synchronization
 import Testing
 
 @testable import HeraldStore
@@ -127,6 +129,28 @@ struct SQLiteSchemaVersion10Tests {
         }
     }
 
+    @Test("Opening an older file says that it migrates and how long it took; a new or current file says nothing")
+    func migrationIsLogged() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.makeVersion9File(in: directory)
+            let messages = CapturedMessages()
+            let logger = Logger(label: "test.store") { _ in CapturingLogHandler(messages: messages) }
+            let open = { try SQLiteStore(configuration: .init(dataDirectory: directory), clock: SystemWallClock(), logger: logger) }
+            await (try open()).shutdown()
+            #expect(messages.lines.withLock { $0.filter { $0.hasPrefix("Migrat") } } == ["Migrating the store v10", "Migrated the store v10"])
+            messages.lines.withLock { $0.removeAll() }
+            await (try open()).shutdown()
+            #expect(messages.lines.withLock { $0.contains { $0.hasPrefix("Migrat") } } == false)
+        }
+        try await withTemporaryDirectory { directory in
+            let messages = CapturedMessages()
+            let logger = Logger(label: "test.store") { _ in CapturingLogHandler(messages: messages) }
+            await (try SQLiteStore(configuration: .init(dataDirectory: directory), clock: SystemWallClock(), logger: logger)).shutdown()
+            #expect(messages.lines.withLock { $0.contains { $0.hasPrefix("Migrat") } } == false)
+            #expect(messages.lines.withLock { $0.contains("Opened the store") })
+        }
+    }
+
     @Test("After the migration: sequence numbers go on past the old counter, pushes and deliveries are written compactly")
     func continues() async throws {
         try await withTemporaryDirectory { directory in
@@ -191,5 +215,35 @@ struct SQLiteSchemaVersion10Tests {
                 #expect(error == .unknownDeviceToken, "\(error)")
             }
         }
+    }
+}
+
+/// The messages a ``CapturingLogHandler`` kept, with the `store.migrations` metadata appended when present.
+private final class CapturedMessages: Sendable {
+    let lines = Mutex<[String]>([])
+}
+
+/// Keeps each message in ``CapturedMessages``.
+private struct CapturingLogHandler: LogHandler {
+    let messages: CapturedMessages
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level,
+        message: Logger.Message,
+        metadata: Logger.Metadata?,
+        source: String,
+        file: String,
+        function: String,
+        line: UInt
+    ) {
+        let migrations = metadata?["store.migrations"].map { " \($0)" } ?? ""
+        messages.lines.withLock { $0.append("\(message)\(migrations)") }
     }
 }

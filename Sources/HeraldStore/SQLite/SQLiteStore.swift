@@ -76,7 +76,24 @@ public final class SQLiteStore: NotificationStore {
             if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
                 throw StoreError.newerSchema.with(detail: configuration.databasePath)
             }
+            // A file made by an older Herald: say so, since a migration that rebuilds a table (v10) takes a while on a
+            // large file and the server does not listen meanwhile (docs/delivery.md, "Upgrading to store v10").
+            let applied = try pool.read { try migrator.appliedIdentifiers($0) }
+            let pending = migrator.migrations.filter { !applied.contains($0) }
+            let started = ContinuousClock.now
+            if !applied.isEmpty, !pending.isEmpty {
+                logger.notice(
+                    "Migrating the store",
+                    metadata: ["store.path": "\(configuration.databasePath)", "store.migrations": "\(pending.joined(separator: ","))"]
+                )
+            }
             try migrator.migrate(pool)
+            if !applied.isEmpty, !pending.isEmpty {
+                logger.notice(
+                    "Migrated the store",
+                    metadata: ["store.migrations": "\(pending.joined(separator: ","))", "store.duration": "\(started.duration(to: .now))"]
+                )
+            }
             // DatabasePool puts the file in WAL mode and its writer in `synchronous = NORMAL` after any
             // `prepareDatabase` hook, so the setting is applied here, to the one connection that commits.
             let synchronous = configuration.synchronous.rawValue
