@@ -39,10 +39,16 @@ struct SQLiteStoreQueryTests {
                 let plan = try await store.pool.read { db in
                     try Row.fetchAll(
                         db,
-                        sql: "EXPLAIN QUERY PLAN SELECT seq FROM notification WHERE (seq >> 10) = 7 AND token_ref IN (1, 2) ORDER BY seq DESC"
-                    ).map { row -> String in row["detail"] }.joined(separator: " ")
+                        sql: """
+                            EXPLAIN QUERY PLAN \(SQLiteStore.notificationSelect)
+                            WHERE (n.seq >> 10) = 7 AND n.token_ref IN (1, 2) ORDER BY n.seq DESC LIMIT 5
+                            """
+                    ).map { row -> String in row["detail"] }.joined(separator: " | ")
                 }
+                // The window index finds the rows, the token's number finds its row in token_ref: no scan of either.
                 #expect(plan.contains("notification_by_token_window"), "\(plan)")
+                #expect(plan.contains("token_ref") && plan.contains("INTEGER PRIMARY KEY"), "\(plan)")
+                #expect(!plan.contains("SCAN"), "\(plan)")
 
                 // Many tokens are read a group at a time, the groups' lists merged newest first.
                 let grouped = try await store.pool.read { db in
