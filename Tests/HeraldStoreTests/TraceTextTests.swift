@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldTestTiers
 import Testing
 
@@ -93,7 +94,7 @@ struct TraceTextTests {
 
     @Test("5,000 random traces from the pieces the tables code (and their neighbours) decode to what was encoded")
     func randomTraces() throws {
-        var generator = SplitMixGenerator(seed: 21)
+        var generator = SplitMix64(seed: 21)
         let device = "08cc02d7-bb2c-4f30-a943-27140025e057"
         let pieces =
             TraceText.dictionary.map(\.text) + [
@@ -223,20 +224,5 @@ struct TraceTextTests {
         )
         #expect(moved.map(\.atMilliseconds) == [1, 2, 3])
         #expect(TraceText.materialized("garbage\n", acceptedAt: 0, device: nil, sequence: 1, token: "", topic: "") == nil)
-    }
-}
-
-/// SplitMix64: every bit of each 64-bit output is random, as `random(in:using:)` needs (it reads the high bits).
-struct SplitMixGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
