@@ -205,17 +205,18 @@ let package = Package(
         .testTarget(
             name: "HeraldAuthTests",
             dependencies: [
-                "HeraldAuth", "HeraldCore",
+                "HeraldAuth", "HeraldCore", "HeraldTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldCore"]),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldCore", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
                 "HeraldGateway", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldProviderClient", "HeraldDeviceLink",
+                "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

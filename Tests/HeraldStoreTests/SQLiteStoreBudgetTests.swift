@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -151,12 +152,8 @@ func withFullDisk(_ body: (String, FullDisk) async throws -> Void) async throws 
     }
 }
 
+/// Runs a tool to completion; its exit status, -1 when it could not start or ran past its deadline.
 private func run(_ tool: String, _ arguments: [String]) -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return -1 }
-    process.waitUntilExit()
-    return process.terminationStatus
+    guard let result = try? ExternalProcess.runBlocking(tool, arguments), !result.timedOut else { return -1 }
+    return result.status
 }

@@ -16,7 +16,7 @@ import HeraldCore
 /// whitespace), so those bytes, line feed excepted, are free to stand for the dictionary's substrings. Both tables
 /// are frozen: stored traces depend on them; a new entry may only take a free byte or letter.
 ///
-/// Why: a delivered notification's three events took ~305 bytes as JSON lines with names and absolute ISO-free
+/// Why: a delivered notification's three events took ~305 bytes as JSON lines with names and absolute
 /// times, as much as its payload and more (bench/storage, issue 21). Its `sent` and `acknowledged` events carry the
 /// same detail (attempt, session, device), so the second is one byte; the device is the one the token belongs to,
 /// one byte; times relative to acceptance are a digit or three; the common keys are one byte each. The three events
@@ -47,7 +47,7 @@ enum TraceText {
         (UInt8(ascii: "V"), "removed"), (UInt8(ascii: "W"), "expanded"), (UInt8(ascii: "U"), "media"),
     ]
 
-    /// The substrings of details written as one byte (0x01–0x1F but line feed). Frozen (see the type's comment).
+    /// The substrings of details written as one byte (0x01–0x17, line feed excepted). Frozen (see the type's comment).
     static let dictionary: [(byte: UInt8, text: String)] = [
         (0x01, #"{"attempt":"#), (0x02, #","session":"session-"#), (0x03, #"","device":""#),
         (0x04, #"{"session":"session-"#), (0x05, #"{"reason":""#), (0x06, #","reason":""#), (0x07, #","heldMs":"#),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 
 @testable import HeraldAuth
 
@@ -31,17 +32,13 @@ enum Tool {
         var text: String
     }
 
+    /// Runs `executable` (looked up on `PATH`) to completion; its standard output and error, in that order.
+    ///
+    /// With `ExternalProcess` (posix_spawn and waitpid), not Foundation's `Process`, whose exit detection on Linux
+    /// waits for a socket that a program another test starts at the same moment may inherit.
     static func run(_ executable: String, _ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, text: String(decoding: data, as: UTF8.self))
+        let result = try ExternalProcess.runBlocking(executable, arguments)
+        return Output(status: result.timedOut ? -1 : result.status, text: result.stdout + result.stderr)
     }
 
     static var hasOpenSSL: Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Synchronization
 import Testing
 
