@@ -106,8 +106,9 @@ private struct DeliveryStatements {
         // ?1 the event's time, ?7 its kind, ?2 its detail or NULL (`json()` checks and minifies it), ?3 the row, ?4 the
         // new state (unused by the statements that do not move it), ?5, ?8 and ?6 a second line. The line is written by
         // `herald_trace_append` (``TraceText/appending(_:to:acceptedAt:device:)``), which reads the row's trace for the
-        // detail a back-reference may repeat and is given the token's device (one byte in the detail). The state is set only by the statements that move it, so that an event
-        // alone leaves the partial index of `stored` notifications alone.
+        // detail a back-reference may repeat and is given the token's device (one byte in the detail). The state is
+        // set only by the statements that move it, so that an event alone leaves the partial index of `stored`
+        // notifications alone.
         let device = "(SELECT device_id FROM token_ref WHERE ref = token_ref)"
         let line = "herald_trace_append(trace, accepted_at, ?1, ?7, json(?2), \(device))"
         let twoLines = "herald_trace_append(\(line), accepted_at, ?5, ?8, json(?6), \(device))"
@@ -187,8 +188,8 @@ private struct DeliveryStatements {
         case key([UInt8])
     }
 
-    /// Binds the lines of the changes at `lines` (one or two: parameters 1, 2, 7 and 5, 6, 8) and the row, runs the statement;
-    /// whether it updated a row.
+    /// Binds the lines of the changes at `lines` (one or two: parameters 1, 2, 7 and 5, 6, 8) and the row, runs the
+    /// statement; whether it updated a row.
     private func run(
         _ statement: DirectStatement,
         _ changes: [DeliveryChange],
