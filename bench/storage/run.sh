@@ -5,7 +5,7 @@
 # and the data directory measured. Bytes per notification = data directory size / notifications in the file.
 # `dbstat` (SQLite's virtual table) says where the bytes go, per table and index.
 #
-#   swift build -c release --product herald --product herald-bench
+#   swift build -c release --product herald && swift build -c release --product herald-bench
 #   BEFORE_BIN=/path/to/main/.build/release/herald bash bench/storage/run.sh
 #
 # A last run (BUDGET_MB > 0) starts this tree's binary with `--max-store-mb BUDGET_MB` and samples the data
