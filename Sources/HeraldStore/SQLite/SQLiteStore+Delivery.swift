@@ -166,21 +166,22 @@ private struct DeliveryStatements {
     /// By sequence when the change has one; a change whose row was replaced is traced on the `apns-id`'s row and
     /// moves no state. Without a sequence, by `apns-id`.
     func apply(_ changes: [DeliveryChange], _ index: Int, _ db: Database) throws {
-        let key = SQLiteStore.keyBytes(changes[index].notificationID)
+        // The 16-byte key only when the row is found by it: most changes name their row by sequence.
+        let key = { SQLiteStore.keyBytes(changes[index].notificationID) }
         if let sequence = changes[index].sequence {
             if let state = changes[index].newState {
                 appendAndMoveBySequence.bind(state.rawValue, at: 4)
                 if try run(appendAndMoveBySequence, changes, CollectionOfOne(index), row: .sequence(sequence), db) { return }
             }
             if try run(appendBySequence, changes, CollectionOfOne(index), row: .sequence(sequence), db) { return }
-            _ = try run(appendByKey, changes, CollectionOfOne(index), row: .key(key), db)
+            _ = try run(appendByKey, changes, CollectionOfOne(index), row: .key(key()), db)
             return
         }
         if let state = changes[index].newState {
             appendAndMoveByKey.bind(state.rawValue, at: 4)
-            if try run(appendAndMoveByKey, changes, CollectionOfOne(index), row: .key(key), db) { return }
+            if try run(appendAndMoveByKey, changes, CollectionOfOne(index), row: .key(key()), db) { return }
         }
-        _ = try run(appendByKey, changes, CollectionOfOne(index), row: .key(key), db)
+        _ = try run(appendByKey, changes, CollectionOfOne(index), row: .key(key()), db)
     }
 
     private enum Row {

@@ -81,14 +81,15 @@ public final class SQLiteStore: NotificationStore {
             let applied = try pool.read { try migrator.appliedIdentifiers($0) }
             let pending = migrator.migrations.filter { !applied.contains($0) }
             let started = ContinuousClock.now
-            if !applied.isEmpty, !pending.isEmpty {
+            let upgrading = !applied.isEmpty && !pending.isEmpty
+            if upgrading {
                 logger.notice(
                     "Migrating the store",
                     metadata: ["store.path": "\(configuration.databasePath)", "store.migrations": "\(pending.joined(separator: ","))"]
                 )
             }
             try migrator.migrate(pool)
-            if !applied.isEmpty, !pending.isEmpty {
+            if upgrading {
                 logger.notice(
                     "Migrated the store",
                     metadata: ["store.migrations": "\(pending.joined(separator: ","))", "store.duration": "\(started.duration(to: .now))"]

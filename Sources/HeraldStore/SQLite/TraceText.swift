@@ -234,17 +234,21 @@ enum TraceText {
     /// Reads back from the end only as far as back-references need.
     private static func lastDetail(_ bytes: [UInt8], acceptedAt: Int64, device: [UInt8]?) -> String?? {
         var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A { end -= 1 }
-        guard end > 0 else { return .some(nil) }
-        var start = end
-        while start > 0, bytes[start - 1] != 0x0A { start -= 1 }
-        let line = Array(bytes[start..<end])
-        if line.last == UInt8(ascii: "^"), line.count >= 2, line[line.count - 2] == UInt8(ascii: " ") {
+        while true {
+            while end > 0, bytes[end - 1] == 0x0A { end -= 1 }
+            guard end > 0 else { return .some(nil) }
+            var start = end
+            while start > 0, bytes[start - 1] != 0x0A { start -= 1 }
             // A back-reference: the line before holds (or refers to) the detail.
-            return lastDetail(Array(bytes[0..<start]), acceptedAt: acceptedAt, device: device)
+            if end - start >= 2, bytes[end - 1] == UInt8(ascii: "^"), bytes[end - 2] == UInt8(ascii: " ") {
+                end = start
+                continue
+            }
+            guard let decoded = decode(Array(bytes[start..<end]), acceptedAt: acceptedAt, device: device, previousDetail: nil) else {
+                return nil
+            }
+            return .some(decoded.detail)
         }
-        guard let decoded = decode(line, acceptedAt: acceptedAt, device: device, previousDetail: nil) else { return nil }
-        return .some(decoded.detail)
     }
 
     private static func decode(_ bytes: [UInt8], acceptedAt: Int64, device: [UInt8]?, previousDetail: String?) -> Line? {
