@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Pure values: payloads, push types, tokens, reasons, the JSON layer. Foundation only.
@@ -61,6 +62,20 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CHeraldSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Durable storage on PostgreSQL, for several nodes on one database (docs/postgresql.md). A target of its own so
+        // that what does not run a server (the gateway's fuzz targets among them) does not build postgres-nio.
+        .target(
+            name: "HeraldPostgres",
+            dependencies: [
+                "HeraldStore",
+                "HeraldCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -161,7 +176,7 @@ let package = Package(
         .target(
             name: "HeraldServer",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldDelivery", "HeraldWeb", "HeraldProviderClient",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldPostgres", "HeraldGateway", "HeraldDelivery", "HeraldWeb", "HeraldProviderClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -172,7 +187,7 @@ let package = Package(
         .target(
             name: "HeraldTesting",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldWeb", "HeraldServer", "HeraldDeviceHost",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldWeb", "HeraldServer", "HeraldPostgres", "HeraldDeviceHost",
                 "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient", "HeraldGateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -181,8 +196,8 @@ let package = Package(
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery", "HeraldWeb",
-                "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer", "HeraldUserNotifications",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldPostgres", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
+                "HeraldWeb", "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer", "HeraldUserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,7 +226,10 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldCore", "HeraldTestSupport"]),
+        .testTarget(
+            name: "HeraldStoreTests",
+            dependencies: ["HeraldStore", "HeraldPostgres", "HeraldCore", "HeraldTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [

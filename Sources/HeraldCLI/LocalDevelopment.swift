@@ -13,7 +13,11 @@ enum LocalDevelopment {
 
     /// Makes and registers a development signing key, kept in `<data-dir>/keys/AuthKey_<KEYID>.p8`, when the store
     /// has no signing key and the folder no `.p8` file; returns the kept file, or `nil` when nothing was made.
-    static func ensureDevelopmentKey(store: SQLiteStore, keysDirectory: URL, clock: any WallClock) async throws -> (file: URL, keyID: String)? {
+    static func ensureDevelopmentKey(
+        store: any NotificationStore,
+        keysDirectory: URL,
+        clock: any WallClock
+    ) async throws -> (file: URL, keyID: String)? {
         guard try await store.signingKeys().isEmpty, ProviderKeyLocator.keptKeys(in: keysDirectory).isEmpty else { return nil }
         let key = try PrivateSigningKey.generate(teamID: developmentTeamID, keyID: SigningKey.randomID())
         try await store.addSigningKey(

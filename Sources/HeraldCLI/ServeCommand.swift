@@ -4,13 +4,15 @@ import HeraldAuth
 import HeraldCore
 import HeraldDelivery
 import HeraldGateway
+import HeraldPostgres
 import HeraldServer
+import HeraldStore
 import HeraldWeb
 import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// `herald serve`: the gateway on the embedded SQLite store.
+/// `herald serve`: the gateway on the embedded SQLite store, or on PostgreSQL with `--database`.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -131,6 +133,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "SQLite synchronous mode: full or normal.")
     var synchronous = "full"
 
+    @Option(
+        name: .customLong("database"),
+        help: """
+            A PostgreSQL database instead of the SQLite file, shared by every node that names it: \
+            postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (also HERALD_DATABASE_URL; \
+            docs/postgresql.md).
+            """
+    )
+    var database: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -188,6 +200,14 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.shutdownTimeout = .seconds(Int64(shutdownTimeout))
         configuration.store.maximumStoreBytes = maxStoreMB > 0 ? maxStoreMB * 1024 * 1024 : nil
         if let faultsFile { configuration.faults = try Self.faultRules(at: faultsFile) }
+        let databaseURL = database ?? ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if let databaseURL {
+            do {
+                configuration.database = try PostgresStore.Configuration(url: databaseURL)
+            } catch let error as StoreError {
+                throw CLIFailure("--database: \(error.detail ?? "\(error)")")
+            }
+        }
         return configuration
     }
 
@@ -262,6 +282,7 @@ struct ServeCommand: AsyncParsableCommand {
             let tokenQuery = apiToken.map { "?token=\($0)" } ?? ""
             let tokenNote = apiToken == nil ? "" : " (needs the API token: authorization: Bearer …)"
             let dataPath = data.url.standardizedFileURL.path
+            let storeSummary = configuration.database.map { "store: PostgreSQL \($0.redactedDescription)" } ?? "SQLite"
             let trust = tlsSummary
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
@@ -274,7 +295,7 @@ struct ServeCommand: AsyncParsableCommand {
                     let banner =
                         [
                             "Herald \(HeraldVersion.current) \(environment.rawValue) gateway",
-                            "  data:       \(dataPath) (SQLite)",
+                            "  data:       \(dataPath) (\(storeSummary))",
                             "  TLS:        \(tls.map { "https://\(host):\($0)" } ?? "off") (HTTP/2, ALPN h2; \(trust))",
                             "  cleartext:  \(cleartext.map { "http://\(host):\($0)" } ?? "off") (h2c prior knowledge, HTTP/1.1)",
                             "  devices:    \(webPort.map { "ws://\(host):\($0)/device-link" } ?? "off") (device link)",

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldDelivery
 import HeraldGateway
+import HeraldPostgres
 import HeraldStore
 import HeraldWeb
 
@@ -23,8 +24,11 @@ extension HeraldServer {
         public var tls = TLSFiles()
         /// The delivery engine's rules: offline slots, default storage, low-priority bursts.
         public var delivery = DeliveryPolicy()
-        /// The SQLite store; its data directory follows ``dataDirectory``.
+        /// The SQLite store; its data directory follows ``dataDirectory``. Unused when ``database`` is set.
         public var store: SQLiteStore.Configuration
+        /// A PostgreSQL database instead of the SQLite file (`herald serve --database`, docs/postgresql.md); `nil`: SQLite.
+        /// The data directory still holds the TLS files and development keys.
+        public var database: PostgresStore.Configuration?
         /// The web port (device link, console, inspection API, metrics); `nil` disables it.
         public var web: WebConfiguration? = WebConfiguration()
         /// The web console's time limits.

@@ -38,7 +38,7 @@ extension HeraldServer {
         try await Self.reset(store: store, engine: engine, faults: faults, options: options)
     }
 
-    static func reset(store: SQLiteStore, engine: DeliveryEngine, faults: FaultTable, options: ResetOptions) async throws -> ResetResult {
+    static func reset(store: any NotificationStore, engine: DeliveryEngine, faults: FaultTable, options: ResetOptions) async throws -> ResetResult {
         var result = ResetResult()
         if options.faults {
             result.faultsRemoved = faults.removeAll()

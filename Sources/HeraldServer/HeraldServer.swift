@@ -3,6 +3,7 @@ import HeraldAuth
 import HeraldCore
 import HeraldDelivery
 import HeraldGateway
+import HeraldPostgres
 import HeraldStore
 import HeraldWeb
 import Logging
@@ -10,15 +11,16 @@ import NIOCore
 import Prometheus
 import ServiceLifecycle
 
-/// The parts of `herald serve`, wired once: the SQLite store, the delivery engine, the gateway (TLS with the
+/// The parts of `herald serve`, wired once: the store (SQLite, or PostgreSQL for several nodes), the delivery engine, the gateway (TLS with the
 /// development PKI, and h2c) and the web port (device link and inspection API).
 ///
 /// `herald serve` and the testing kit both build one. Creating it opens the store and restores the engine
 /// (what got `200` before a stop is delivered from there); nothing listens until its ``services`` run in a
 /// `ServiceGroup`. After the group has finished, call ``shutdown()`` to close the store.
 public struct HeraldServer: Sendable {
-    /// The store (accepted notifications, traces, devices, tokens, keys).
-    public let store: SQLiteStore
+    /// The store (accepted notifications, traces, devices, tokens, keys): SQLite in the data directory, or PostgreSQL when
+    /// ``Configuration/database`` is set.
+    public let store: any NotificationStore
     /// The delivery engine.
     public let engine: DeliveryEngine
     /// The provider API.
@@ -46,7 +48,12 @@ public struct HeraldServer: Sendable {
     /// - Throws: when the data directory, the store or the PKI cannot be opened or created.
     public init(configuration: Configuration, logger: Logger) async throws {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        let store = try SQLiteStore(configuration: configuration.store, clock: configuration.clock, logger: logger)
+        let store: any NotificationStore
+        if let database = configuration.database {
+            store = try await PostgresStore.open(configuration: database, clock: configuration.clock, logger: logger)
+        } else {
+            store = try SQLiteStore(configuration: configuration.store, clock: configuration.clock, logger: logger)
+        }
         // The one clean-up: everything after the store either succeeds or leaves only the store to close.
         do {
             self = try await HeraldServer(configuration: configuration, store: store, logger: logger)
@@ -56,7 +63,7 @@ public struct HeraldServer: Sendable {
         }
     }
 
-    private init(configuration: Configuration, store: SQLiteStore, logger: Logger) async throws {
+    private init(configuration: Configuration, store: any NotificationStore, logger: Logger) async throws {
         var gatewayConfiguration = configuration.gateway
         let pki = try gatewayConfiguration.tlsPort.map { _ in try DevelopmentPKI.loadOrCreate(in: configuration.tlsDirectory, now: Date()) }
         if let pki {
@@ -138,14 +145,16 @@ public struct HeraldServer: Sendable {
         }
         self.retention = configuration.retention.flatMap { retention in
             // Also for the disk budget alone (docs/delivery.md, "Retention").
-            retention.retention == nil && configuration.store.maximumStoreBytes == nil
+            retention.retention == nil && (configuration.database != nil || configuration.store.maximumStoreBytes == nil)
                 ? nil
                 : RetentionService(store: store, configuration: retention, clock: configuration.clock, registry: metrics, logger: logger)
         }
         self.unregistrationWatch = UnregistrationWatch(
             store: store,
             engine: engine,
-            interval: .milliseconds(configuration.store.registryRefreshIntervalMilliseconds),
+            interval: .milliseconds(
+                configuration.database?.registryRefreshIntervalMilliseconds ?? configuration.store.registryRefreshIntervalMilliseconds
+            ),
             logger: logger
         )
         self.configuration = configuration

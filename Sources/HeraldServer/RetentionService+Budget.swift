@@ -10,9 +10,10 @@ extension RetentionService {
     /// they are delivered or expire (``StoreError/storeFull``).
     @discardableResult
     public func pruneToBudget() async throws -> Int {
-        var size = try await store.size()
+        guard let file else { return 0 }
+        var size = try await file.size()
         metrics.recordSize(size)
-        guard let budget = store.budget else { return 0 }
+        guard let budget = file.budget else { return 0 }
         let highWater = Int64(Double(budget.acceptPages) * configuration.budgetHighWater)
         let lowWater = Int64(Double(budget.acceptPages) * configuration.budgetLowWater)
         guard size.pageCount - size.freePageCount > highWater else {
@@ -20,7 +21,7 @@ extension RetentionService {
             return 0
         }
         let deleted = try await pruneFinished(acceptedBefore: .max, rule: .budget) {
-            size = try await store.size()
+            size = try await file.size()
             return size.pageCount - size.freePageCount <= lowWater
         }
         if deleted > 0 {
@@ -41,18 +42,19 @@ extension RetentionService {
     /// while returning them moves the pages at the end of the file into the holes, writing them again. A large prune (a
     /// shorter retention, a smaller budget, `herald notifications prune` while the server runs) is what leaves many.
     func returnFreePages() async throws {
-        var size = try await store.size()
+        guard let file else { return }
+        var size = try await file.size()
         if size.freePageCount >= Int64(configuration.vacuumStepPages), size.freePageCount * 4 >= size.pageCount,
-            try await store.returnsFreePages()
+            try await file.returnsFreePages()
         {
             var free = size.freePageCount
             while free > 0, !Task.isShuttingDownGracefully {
-                let left = try await store.vacuumIncrementally(maximumPages: configuration.vacuumStepPages)
+                let left = try await file.vacuumIncrementally(maximumPages: configuration.vacuumStepPages)
                 guard left < free else { break }
                 free = left
                 await Task.yield()
             }
-            size = try await store.size()
+            size = try await file.size()
         }
         metrics.recordSize(size)
     }

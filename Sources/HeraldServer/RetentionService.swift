@@ -6,7 +6,7 @@ import ServiceLifecycle
 
 /// Deletes finished notifications (`delivered`, `expired`, `replaced`, `discarded`) and their traces by two rules
 /// (docs/delivery.md, "Retention"): once they are older than the retention time, and, oldest first, while the store
-/// is over its disk budget (``SQLiteStore/budget``). Then returns the freed pages to the file system.
+/// is over its disk budget (``SQLiteStore/budget``; SQLite only). Then returns the freed pages to the file system.
 ///
 /// A notification still waiting for its device is never deleted, by either rule. Each pass deletes in short
 /// transactions of at most ``Configuration/batchSize`` notifications, so the gateway's group commits go on in
@@ -36,7 +36,10 @@ public struct RetentionService: Service {
         }
     }
 
-    let store: SQLiteStore
+    let store: any NotificationStore
+    /// The store as SQLite's file, which has the disk budget and free pages to return; `nil` on PostgreSQL, which
+    /// manages its own space (docs/postgresql.md).
+    let file: SQLiteStore?
     let configuration: Configuration
     let clock: any WallClock
     let metrics: RetentionMetrics
@@ -44,18 +47,19 @@ public struct RetentionService: Service {
 
     /// Creates the service; `registry` gets `herald_notifications_pruned_total` and the `herald_store_*` series.
     public init(
-        store: SQLiteStore,
+        store: any NotificationStore,
         configuration: Configuration,
         clock: any WallClock,
         registry: PrometheusCollectorRegistry,
         logger: Logger
     ) {
         self.store = store
+        self.file = store as? SQLiteStore
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
         self.metrics = RetentionMetrics(registry: registry)
-        metrics.budgetBytes.set(store.budget?.bytes ?? 0)
+        metrics.budgetBytes.set(file?.budget?.bytes ?? 0)
     }
 
     /// Runs both rules now, then the age rule every ``Configuration/interval`` and the budget's every

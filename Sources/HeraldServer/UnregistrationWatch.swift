@@ -11,14 +11,14 @@ import ServiceLifecycle
 /// ``interval`` (the registry cache's refresh interval, so the gateway's `410` and the engine's `discarded` follow
 /// an unregistration within the same bound). The first pass also finds tokens unregistered while no server ran.
 public struct UnregistrationWatch: Service {
-    let store: SQLiteStore
+    let store: any NotificationStore
     let engine: DeliveryEngine
     /// The time between passes.
     public let interval: Duration
     let logger: Logger
 
     /// Creates the watch; it reads nothing until ``run()``.
-    public init(store: SQLiteStore, engine: DeliveryEngine, interval: Duration, logger: Logger) {
+    public init(store: any NotificationStore, engine: DeliveryEngine, interval: Duration, logger: Logger) {
         self.store = store
         self.engine = engine
         self.interval = interval

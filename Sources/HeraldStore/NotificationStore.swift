@@ -3,8 +3,9 @@ import HeraldCore
 /// The durable store behind the gateway, the delivery engine and the CLI: accepted notifications,
 /// their delivery traces, the device-token registry and the provider signing keys.
 ///
-/// Two backends implement it: ``SQLiteStore`` (the embedded default, one file) and, later, PostgreSQL
-/// (shared by several gateway nodes). Rules every implementation keeps:
+/// Two backends implement it: ``SQLiteStore`` (the embedded default, one file) and `PostgresStore` (module
+/// HeraldPostgres: one database several nodes may share; docs/postgresql.md). Tests/HeraldStoreTests/StoreContractTests
+/// runs the same rules against both. Rules every implementation keeps:
 /// - ``enqueue(_:completion:)`` calls its completion only once the notification is durable: the
 ///   gateway answers `200` only after that, because APNs's `200` means "accepted for delivery".
 /// - ``lookup(_:)`` and ``signingKey(keyID:)`` are on the request hot path: they answer from memory and
@@ -104,6 +105,18 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
 
     /// The signing key with this key id (the JWT `kid`), or `nil`. Hot path: served from memory.
     func signingKey(keyID: String) throws -> SigningKeyRecord?
+
+    // MARK: Retention and other processes' changes (the server's services)
+
+    /// Deletes notifications in a final state accepted before `cutoff` (milliseconds since the epoch), with their traces;
+    /// looks at up to `limit` in sequence order after `after`, never deletes one still `stored`
+    /// (``SQLiteStore/prune(acceptedBefore:after:limit:)`` has the rules).
+    func prune(acceptedBefore cutoff: Int64, after: Int64, limit: Int) async throws -> PruneBatch
+
+    /// The tokens unregistered since a registry revision by any process or node, and the revision to ask from next;
+    /// with `nil`, every unregistered token that still has a notification waiting
+    /// (``SQLiteStore/unregisteredTokens(after:)``).
+    func unregisteredTokens(after revision: Int64?) async throws -> UnregisteredTokens
 
     // MARK: Lifecycle
 

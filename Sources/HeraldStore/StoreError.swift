@@ -19,6 +19,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case corruptRecord
         case newerSchema
         case databaseBusy
+        case unavailable
         case database
     }
 
@@ -63,6 +64,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let newerSchema = StoreError(.newerSchema)
     /// Another process held the database lock for longer than the busy timeout.
     public static let databaseBusy = StoreError(.databaseBusy)
+    /// The database server cannot be reached (PostgreSQL: the connection was lost or refused); the gateway answers
+    /// `503 ServiceUnavailable` until it is back. Nothing of the failed write was kept.
+    public static let unavailable = StoreError(.unavailable)
     /// Any other database failure (I/O, disk full, a closed connection); ``detail`` has SQLite's message.
     public static let database = StoreError(.database)
 
@@ -96,6 +100,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .corruptRecord: name = "corrupt record"
         case .newerSchema: name = "the database was created by a newer version of Herald"
         case .databaseBusy: name = "the database is locked by another process"
+        case .unavailable: name = "the database cannot be reached"
         case .database: name = "database error"
         }
         guard let detail else { return name }

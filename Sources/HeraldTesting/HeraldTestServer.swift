@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldDeviceHost
 import HeraldGateway
+import HeraldPostgres
 import HeraldServer
 import HeraldStore
 import Logging
@@ -72,6 +73,9 @@ public final class HeraldTestServer: Sendable {
         public var consoleLongPollTimeout: Duration = .seconds(25)
         /// The store's disk budget in bytes (`herald serve --max-store-mb`); `nil`: none.
         public var maximumStoreBytes: Int64? = SQLiteStore.Configuration.defaultMaximumStoreBytes
+        /// A PostgreSQL database (`postgres://…`, as `herald serve --database` takes it) instead of SQLite in the
+        /// temporary data directory; the kit neither creates nor drops it (docs/postgresql.md).
+        public var database: String?
 
         /// The defaults.
         public init() {}
@@ -126,6 +130,9 @@ public final class HeraldTestServer: Sendable {
         configuration.console.longPollTimeout = options.consoleLongPollTimeout
         configuration.clock = clock
         configuration.store.maximumStoreBytes = options.maximumStoreBytes
+        if let database = options.database {
+            configuration.database = try PostgresStore.Configuration(url: database)
+        }
         let server = try await HeraldServer(configuration: configuration, logger: logger)
         do {
             let key = try PrivateSigningKey.generate(teamID: options.teamID)

@@ -74,7 +74,7 @@ struct StoreBudgetTests {
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 _ = try await retention.pruneToBudget()
-                let size = try await server.server.store.size()
+                let size = try await #require(server.server.store as? SQLiteStore).size()
                 #expect(size.usedBytes < 600 * 1024 * 8 / 10)
                 let accepted = try await client.send(toDevice)
                 #expect(accepted.status == 200)
@@ -95,7 +95,7 @@ struct StoreBudgetTests {
         try await withHeraldServer(options) { server in
             // Retention is on by default: the service runs for it alone, and has no budget to keep.
             let retention = try #require(server.server.retention)
-            #expect(server.server.store.budget == nil)
+            #expect(try #require(server.server.store as? SQLiteStore).budget == nil)
             #expect(try await retention.pruneToBudget() == 0)
         }
     }

@@ -192,12 +192,13 @@ final class ProviderRequestProcessor: Sendable {
         }
     }
 
-    /// The answer to a failed commit: `ServiceUnavailable` (503) when the store has no room or too much queued
-    /// (``StoreError/storeFull``, ``StoreError/overloaded``: the provider may retry later), else
+    /// The answer to a failed commit: `ServiceUnavailable` (503) when the store has no room, too much queued or its
+    /// database cannot be reached (``StoreError/storeFull``, ``StoreError/overloaded``, ``StoreError/unavailable``: the
+    /// provider may retry later), else
     /// `InternalServerError` (500). Nothing of a failed commit was stored, either way.
     static func reason(forCommitFailure error: any Error) -> APNSReason {
         guard let error = error as? StoreError else { return .internalServerError }
-        return error == .storeFull || error == .overloaded ? .serviceUnavailable : .internalServerError
+        return error == .storeFull || error == .overloaded || error == .unavailable ? .serviceUnavailable : .internalServerError
     }
 
     typealias Rejection = ProviderRequestRules.Rejection

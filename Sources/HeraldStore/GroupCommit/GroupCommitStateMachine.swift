@@ -6,9 +6,9 @@
 /// no polling), and it stops when it finds the queue empty.
 ///
 /// The owner keeps this value behind a `Mutex` and performs the returned actions outside the lock.
-struct GroupCommitStateMachine<Item, Waiter> {
+package struct GroupCommitStateMachine<Item, Waiter> {
     /// What the caller of ``enqueue(_:)`` must do.
-    enum EnqueueAction {
+    package enum EnqueueAction {
         /// The writer was idle: start it (one write on the database's writer queue).
         case startWriter
         /// A writer is running and will take the item.
@@ -18,7 +18,7 @@ struct GroupCommitStateMachine<Item, Waiter> {
     }
 
     /// What the writer must do next.
-    enum WriterAction {
+    package enum WriterAction {
         /// Commit these items in one transaction, then ask again.
         case commit([Item])
         /// Nothing is queued: the writer stops.
@@ -28,7 +28,7 @@ struct GroupCommitStateMachine<Item, Waiter> {
     }
 
     /// What the caller of ``shutdown(_:)`` must do.
-    enum ShutdownAction {
+    package enum ShutdownAction {
         /// Nothing is in flight: resume the waiter now.
         case resumeNow
         /// The writer is draining the queue; it resumes the waiter when it stops.
@@ -42,30 +42,30 @@ struct GroupCommitStateMachine<Item, Waiter> {
     }
 
     /// The most items one transaction takes.
-    let maximumBatchSize: Int
+    package let maximumBatchSize: Int
     /// The most items that may wait for a commit; more are rejected with ``StoreError/overloaded``.
-    let maximumPending: Int
+    package let maximumPending: Int
 
     private var pending: [Item] = []
     private var writerIsRunning = false
     private var lifecycle = Lifecycle.open
 
-    init(maximumBatchSize: Int, maximumPending: Int) {
+    package init(maximumBatchSize: Int, maximumPending: Int) {
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.maximumPending = max(1, maximumPending)
     }
 
     /// The number of items waiting for a writer.
-    var pendingCount: Int { pending.count }
+    package var pendingCount: Int { pending.count }
 
     /// Whether shutdown has been requested (or has finished).
-    var isShuttingDownOrClosed: Bool {
+    package var isShuttingDownOrClosed: Bool {
         if case .open = lifecycle { return false }
         return true
     }
 
     /// Queues an item.
-    mutating func enqueue(_ item: Item) -> EnqueueAction {
+    package mutating func enqueue(_ item: Item) -> EnqueueAction {
         guard case .open = lifecycle else { return .rejected(.shutDown) }
         // Why a bound: an unbounded queue turns a slow disk into unbounded memory and latency; APNs
         // itself answers `503 ServiceUnavailable` when it is overloaded (spec §A.5).
@@ -79,7 +79,7 @@ struct GroupCommitStateMachine<Item, Waiter> {
     }
 
     /// Called by the running writer when it is ready for its next transaction.
-    mutating func nextBatch() -> WriterAction {
+    package mutating func nextBatch() -> WriterAction {
         precondition(writerIsRunning, "nextBatch() called with no writer running")
         guard !pending.isEmpty else {
             writerIsRunning = false
@@ -98,7 +98,7 @@ struct GroupCommitStateMachine<Item, Waiter> {
     }
 
     /// Requests shutdown: no new items are taken, queued items are still committed.
-    mutating func shutdown(_ waiter: Waiter) -> ShutdownAction {
+    package mutating func shutdown(_ waiter: Waiter) -> ShutdownAction {
         switch lifecycle {
         case .closed:
             return .resumeNow

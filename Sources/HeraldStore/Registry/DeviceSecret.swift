@@ -5,12 +5,12 @@ import Crypto
 /// Why a plain SHA-256 and no slow password hash: the secret is 32 random bytes, not a password a person
 /// chose, so there is nothing to guess and a fast hash is enough; what matters is that a copy of the database
 /// does not let anyone connect as a device.
-enum DeviceSecret {
+package enum DeviceSecret {
     /// The number of random bytes in a secret; its text is twice as many hex digits.
-    static let byteCount = 32
+    package static let byteCount = 32
 
     /// A new secret: 32 bytes from the system's secure generator, as 64 lowercase hex digits.
-    static func generate() -> String {
+    package static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(byteCount)
@@ -25,7 +25,7 @@ enum DeviceSecret {
     }
 
     /// The stored form of a secret: its SHA-256 digest as 64 lowercase hex digits.
-    static func digest(of secret: String) -> String {
+    package static func digest(of secret: String) -> String {
         hex(SHA256.hash(data: Array(secret.utf8)))
     }
 
@@ -33,7 +33,7 @@ enum DeviceSecret {
     ///
     /// Why constant time: a comparison that stops at the first differing byte tells a patient caller, by its
     /// timing, how much of a guess was right.
-    static func matches(_ secret: String, storedDigest: String) -> Bool {
+    package static func matches(_ secret: String, storedDigest: String) -> Bool {
         let computed = Array(digest(of: secret).utf8)
         let stored = Array(storedDigest.utf8)
         // The lengths are public (64 digits), so leaving early on a mismatch leaks nothing.

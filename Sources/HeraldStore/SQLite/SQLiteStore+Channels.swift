@@ -116,7 +116,7 @@ extension SQLiteStore {
     }
 
     /// 16 random bytes in base64, as APNs' channel ids.
-    static func newChannelID() -> String {
+    package static func newChannelID() -> String {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
     }

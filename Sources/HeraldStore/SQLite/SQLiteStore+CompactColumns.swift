@@ -2,7 +2,7 @@ import HeraldCore
 
 extension SQLiteStore {
     /// The 16 bytes of an `apns-id`, as the `apns_id` column holds them (schema v10).
-    static func keyBytes(_ id: NotificationID) -> [UInt8] {
+    package static func keyBytes(_ id: NotificationID) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
         var high: UInt8?
@@ -24,7 +24,7 @@ extension SQLiteStore {
     }
 
     /// The key (lowercase canonical text) of an `apns_id` column's 16 bytes; `nil` when they are not 16.
-    static func key(fromBytes bytes: [UInt8]) -> String? {
+    package static func key(fromBytes bytes: [UInt8]) -> String? {
         guard bytes.count == 16 else { return nil }
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

@@ -149,7 +149,7 @@ extension SQLiteStore {
         )
     }
 
-    static func isValidDeviceName(_ name: String) -> Bool {
+    package static func isValidDeviceName(_ name: String) -> Bool {
         (1...255).contains(name.unicodeScalars.count)
             && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }

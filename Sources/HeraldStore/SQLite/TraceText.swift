@@ -28,7 +28,7 @@ import HeraldCore
 /// The row's own `accepted` line is written without a detail: the reader fills it from the row (`seq`, `token`,
 /// `topic`), because the sequence number is not known before the insert. A line moved with an `apns-id`'s history
 /// to a newer row keeps the detail it had (the store writes it out when it moves it).
-enum TraceText {
+package enum TraceText {
     /// One decoded line.
     struct Line: Equatable {
         var atMilliseconds: Int64
@@ -60,21 +60,21 @@ enum TraceText {
     static let deviceByte: UInt8 = 0x18
 
     /// The line of the row's own `accepted` event at its acceptance, detail left to the reader.
-    static let acceptedLine = "A0\n"
+    package static let acceptedLine = "A0\n"
 
     /// Whether `kind` may be stored: 1 to 64 of `a`–`z` and `-`.
-    static func isValidKind(_ kind: String) -> Bool {
+    package static func isValidKind(_ kind: String) -> Bool {
         let bytes = kind.utf8
         return (1...64).contains(bytes.count) && bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
     }
 
     /// Whether `detail` starts as a JSON object does (`json()` checks the rest when it is written).
-    static func looksLikeObject(_ detail: String) -> Bool {
+    package static func looksLikeObject(_ detail: String) -> Bool {
         detail.utf8.first { !isWhitespace($0) } == UInt8(ascii: "{")
     }
 
     /// The detail of a row's own `accepted` event: `{"seq":…,"token":…,"topic":…}`.
-    static func acceptedDetail(sequence: Int64, token: String, topic: String) -> String {
+    package static func acceptedDetail(sequence: Int64, token: String, topic: String) -> String {
         var text = #"{"seq":"# + String(sequence) + #","token":"#
         JSONString.append(token, to: &text)
         text += #","topic":"#

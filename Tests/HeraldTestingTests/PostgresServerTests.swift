@@ -1,0 +1,90 @@
+import Foundation
+import HeraldCore
+import HeraldProviderClient
+import HeraldStore
+import HeraldTestSupport
+import HeraldTestTiers
+import HeraldTesting
+import Testing
+
+/// The whole server on PostgreSQL (`herald serve --database`): the provider API, delivery and the inspection of
+/// traces behave as on SQLite (docs/postgresql.md).
+@Suite("The server on PostgreSQL", .tier(.process))
+struct PostgresServerTests {
+    static let app = "com.example.pg"
+
+    static func alert(_ title: String) -> [UInt8] {
+        Array(#"{"aps":{"alert":{"title":"\#(title)","body":"Hi"}}}"#.utf8)
+    }
+
+    /// A test server on a new database, dropped afterwards.
+    static func withPostgresServer<T: Sendable>(_ body: (HeraldTestServer) async throws -> T) async throws -> T {
+        let url = try PostgresTestServer.createDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        var options = HeraldTestServer.Options()
+        options.database = url
+        return try await withHeraldServer(options, body)
+    }
+
+    @Test("A push to a connected device is shown, traced, and the token's lookup ran on the gateway's event loop")
+    func delivered() async throws {
+        try await Self.withPostgresServer { server in
+            let device = try await server.addDevice(apps: [Self.app])
+            let client = try server.makeProviderClient(tls: true)
+            do {
+                let token = try device.token(for: Self.app)
+                let response = try await client.send(
+                    APNSRequest(deviceToken: token, payload: Self.alert("Hello PG"), topic: Self.app, pushType: .alert)
+                )
+                #expect(response.status == 200)
+                let apnsID = try #require(response.apnsID)
+                _ = try await device.expectNotification(titled: "Hello PG", in: Self.app, within: .seconds(10))
+                let trace = try await server.expectTrace(of: apnsID, contains: .displayed, within: .seconds(10))
+                #expect(trace.map(\.kind).prefix(3) == [.accepted, .sent, .acknowledged])
+                let stored = try await server.server.store.notification(try #require(NotificationID(apnsID)))
+                #expect(stored?.state == .delivered)
+
+                let unknown = try await client.send(
+                    APNSRequest(deviceToken: DeviceToken.random().hex, payload: Self.alert("Nobody"), topic: Self.app, pushType: .alert)
+                )
+                #expect(unknown.status == 400 && unknown.reason == .badDeviceToken)
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+            await client.shutdown()
+        }
+    }
+
+    @Test("An offline device keeps one notification per app: the older are replaced; an unregistered token gets 410")
+    func offlineSlotAndUnregistered() async throws {
+        try await Self.withPostgresServer { server in
+            let token = try await server.offlineToken(for: Self.app)
+            let client = try server.makeProviderClient(tls: false)
+            do {
+                var ids: [String] = []
+                for title in ["one", "two", "three"] {
+                    let response = try await client.send(
+                        APNSRequest(deviceToken: token, payload: Self.alert(title), topic: Self.app, pushType: .alert)
+                    )
+                    #expect(response.status == 200)
+                    ids.append(try #require(response.apnsID))
+                }
+                for id in ids.prefix(2) {
+                    _ = try await server.expectTrace(of: id, contains: .replaced, within: .seconds(10))
+                }
+                let store = server.server.store
+                #expect(try await store.notification(try #require(NotificationID(ids[2])))?.state == .stored)
+
+                let record = try await store.unregister(try #require(DeviceToken(hex: token)), atMilliseconds: server.clock.nowMilliseconds())
+                let gone = try await client.send(APNSRequest(deviceToken: token, payload: Self.alert("late"), topic: Self.app, pushType: .alert))
+                #expect(gone.status == 410 && gone.reason == .unregistered)
+                #expect(gone.timestamp == record.unregisteredAtMilliseconds)
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+            await client.shutdown()
+        }
+    }
+}
