@@ -266,7 +266,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldCore", "HeraldTesting",
+                "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldPostgres", "HeraldCore", "HeraldTesting", "HeraldTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -23,6 +23,23 @@ struct DataDirectoryOptions: ParsableArguments {
     )
     var option: String?
 
+    @Option(
+        name: .customLong("database"),
+        help: """
+            A PostgreSQL database instead of the data directory's SQLite file: \
+            postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…] (default: $HERALD_DATABASE_URL; docs/postgresql.md).
+            """
+    )
+    var database: String?
+
+    /// The environment variable that names a PostgreSQL database when `--database` is not given.
+    static let databaseEnvironmentVariable = "HERALD_DATABASE_URL"
+
+    /// The PostgreSQL database, if one is named: `--database`, else `HERALD_DATABASE_URL`; `nil`: the SQLite file.
+    var databaseURL: String? {
+        database ?? ProcessInfo.processInfo.environment[Self.databaseEnvironmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The data directory as given: `--data-dir`, `HERALD_DATA_DIR`, or `./herald-data`.
     var dataDirectory: String { option ?? environmentValue ?? Self.defaultPath }
 

@@ -47,7 +47,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try openStore(data)
+                let store = try await openStore(data)
                 var listed: [(DeviceRecord, [TokenRecord])] = []
                 do {
                     for device in try await store.devices() {
@@ -103,7 +103,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
 /// Adds a device to the data directory's store (a new id and secret) and closes the store.
 func addDevice(named name: String, data: DataDirectoryOptions) async throws -> DeviceCredentials {
-    let store = try openStore(data)
+    let store = try await openStore(data)
     do {
         let credentials = try await store.addDevice(name: name)
         await store.shutdown()

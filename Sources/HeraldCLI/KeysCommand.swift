@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldPostgres
 import HeraldServer
 import HeraldStore
 import Logging
@@ -104,7 +105,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try openStore(data)
+                let store = try await openStore(data)
                 for key in try await store.signingKeys() {
                     print("\(key.keyID)  team \(key.teamID)  \(key.scope)  topics \(key.topics?.joined(separator: ",") ?? "all")")
                 }
@@ -139,7 +140,7 @@ struct KeysCommand: AsyncParsableCommand {
 }
 
 private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions, data: DataDirectoryOptions) async throws {
-    let store = try openStore(data)
+    let store = try await openStore(data)
     let record = SigningKeyRecord(
         key: key,
         scope: try scope.scope,
@@ -155,12 +156,22 @@ private func register(_ key: PrivateSigningKey, scope: KeysCommand.ScopeOptions,
     await store.shutdown()
 }
 
-/// Opens the data directory's store for a short CLI command; the data directory must exist (`herald serve` makes it).
-func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
-    try data.requireExisting()
-    try data.requireWritableDatabase()
+/// Opens the store for a short CLI command: the PostgreSQL database when one is named (`--database`,
+/// `HERALD_DATABASE_URL`), else the data directory's SQLite file (the data directory must exist: `herald serve` makes it).
+func openStore(_ data: DataDirectoryOptions) async throws -> any NotificationStore {
     var logger = Logger(label: "herald.store")
     logger.logLevel = .warning
+    if let url = data.databaseURL {
+        let configuration: PostgresStore.Configuration
+        do {
+            configuration = try PostgresStore.Configuration(url: url)
+        } catch let error as StoreError {
+            throw CLIFailure("--database: \(error.detail ?? "\(error)")")
+        }
+        return try await PostgresStore.open(configuration: configuration, logger: logger)
+    }
+    try data.requireExisting()
+    try data.requireWritableDatabase()
     var configuration = SQLiteStore.Configuration(dataDirectory: data.url.path)
     // The disk budget is the server's to keep (it prunes to stay under it); a CLI write is never refused by it.
     configuration.maximumStoreBytes = nil
@@ -169,8 +180,8 @@ func openStore(_ data: DataDirectoryOptions) throws -> SQLiteStore {
 
 /// Runs `body` with the data directory's store (``openStore(_:)``) and shuts the store down after it, whether it
 /// returned or threw.
-func withStore<T>(_ data: DataDirectoryOptions, _ body: (SQLiteStore) async throws -> T) async throws -> T {
-    let store = try openStore(data)
+func withStore<T>(_ data: DataDirectoryOptions, _ body: (any NotificationStore) async throws -> T) async throws -> T {
+    let store = try await openStore(data)
     do {
         let value = try await body(store)
         await store.shutdown()

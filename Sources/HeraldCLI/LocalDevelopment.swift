@@ -62,13 +62,13 @@ enum LocalDevelopment {
     /// The app is the topic without a push-type suffix (`.voip`, `.complication`, …).
     static func onlyToken(topic: String, data: DataDirectoryOptions) async throws -> DeviceToken {
         let configuration = SQLiteStore.Configuration(dataDirectory: data.url.path)
-        guard FileManager.default.fileExists(atPath: configuration.databasePath) else {
+        guard data.databaseURL != nil || FileManager.default.fileExists(atPath: configuration.databasePath) else {
             throw CLIFailure("give --token (there is no Herald data directory at \(data.dataDirectory) to find one in)")
         }
         let bundleID =
             PushType.knownTopicSuffixes.first { topic.hasSuffix($0) && topic.count > $0.count }
             .map { String(topic.dropLast($0.count)) } ?? topic
-        let store = try openStore(data)
+        let store = try await openStore(data)
         var found: [(token: DeviceToken, device: String)] = []
         do {
             for device in try await store.devices() {

@@ -30,26 +30,31 @@ extension NotificationsCommand {
                 guard (0...(24 * 365 * 100)).contains(olderThanHours) else {
                     throw CLIFailure("--older-than-hours must be between 0 and 876000")
                 }
-                try data.requireExisting()
+                if vacuum, data.databaseURL != nil {
+                    throw CLIFailure("--vacuum rewrites the SQLite file; on PostgreSQL, VACUUM is PostgreSQL's (docs/postgresql.md)")
+                }
+                if data.databaseURL == nil { try data.requireExisting() }
                 // A VACUUM holds the write lock for as long as it copies the file: a running server's pushes would fail.
                 if vacuum { try DataDirectoryLock.acquire(in: data.url) }
                 let cutoff = Int64(Date().timeIntervalSince1970 * 1000) - Int64(olderThanHours) * 3_600_000
-                let (byState, before, after) = try await withStore(data) { store in
-                    let before = try await store.size()
-                    let byState = try await Self.prune(store, acceptedBefore: cutoff)
+                let (byState, before, after) = try await withStore(data) { store -> ([NotificationState: Int], StoreSize?, StoreSize?) in
+                    // PostgreSQL manages its own space: the counts only.
+                    guard let file = store as? SQLiteStore else { return (try await Self.prune(store, acceptedBefore: cutoff), nil, nil) }
+                    let before = try await file.size()
+                    let byState = try await Self.prune(file, acceptedBefore: cutoff)
                     if vacuum {
-                        try await store.vacuum()
-                    } else if try await store.returnsFreePages() {
-                        while try await store.vacuumIncrementally(maximumPages: 2048) > 0 {}
+                        try await file.vacuum()
+                    } else if try await file.returnsFreePages() {
+                        while try await file.vacuumIncrementally(maximumPages: 2048) > 0 {}
                     }
-                    return (byState, before, try await store.size())
+                    return (byState, before, try await file.size())
                 }
                 print(try Self.report(byState, before: before, after: after, json: json))
             }
         }
 
         /// Prunes every finished notification accepted before `cutoff`, in batches; the counts by state.
-        static func prune(_ store: SQLiteStore, acceptedBefore cutoff: Int64) async throws -> [NotificationState: Int] {
+        static func prune(_ store: any NotificationStore, acceptedBefore cutoff: Int64) async throws -> [NotificationState: Int] {
             var byState: [NotificationState: Int] = [:]
             var after: Int64 = 0
             while true {
@@ -60,20 +65,24 @@ extension NotificationsCommand {
             }
         }
 
-        static func report(_ byState: [NotificationState: Int], before: StoreSize, after: StoreSize, json: Bool) throws -> String {
+        /// The one-line (or JSON) report; without sizes (PostgreSQL) the counts only.
+        static func report(_ byState: [NotificationState: Int], before: StoreSize?, after: StoreSize?, json: Bool) throws -> String {
             let states: [NotificationState] = [.delivered, .expired, .replaced, .discarded]
             let total = byState.values.reduce(0, +)
             if json {
                 var pruned: [String: Int] = [:]
                 for state in states { pruned[state.rawValue] = byState[state] ?? 0 }
-                let object: [String: Any] = [
-                    "pruned": total, "prunedByState": pruned, "sizeBefore": before.bytes, "sizeAfter": after.bytes,
-                    "usedAfter": after.usedBytes,
-                ]
+                var object: [String: Any] = ["pruned": total, "prunedByState": pruned]
+                if let before, let after {
+                    object["sizeBefore"] = before.bytes
+                    object["sizeAfter"] = after.bytes
+                    object["usedAfter"] = after.usedBytes
+                }
                 return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
             }
             let parts = states.map { "\($0.rawValue) \(byState[$0] ?? 0)" }.joined(separator: ", ")
             func mebibytes(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+            guard let before, let after else { return "Pruned \(total) finished notifications (\(parts))." }
             return "Pruned \(total) finished notifications (\(parts)); the database went from \(mebibytes(before.bytes)) to "
                 + "\(mebibytes(after.bytes)) (\(mebibytes(after.usedBytes)) in use)."
         }

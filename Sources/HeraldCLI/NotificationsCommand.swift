@@ -25,7 +25,7 @@ struct NotificationsCommand: AsyncParsableCommand {
                     guard let parsed = DeviceToken(hex: token) else { throw CLIFailure("'\(token)' is not a device token") }
                     deviceToken = parsed
                 }
-                let store = try openStore(data)
+                let store = try await openStore(data)
                 let stored = try await store.listNotifications(token: deviceToken, limit: limit)
                 await store.shutdown()
                 for item in stored {

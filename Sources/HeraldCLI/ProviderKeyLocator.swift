@@ -83,8 +83,8 @@ enum ProviderKeyLocator {
     /// The team id registered for a key id in the data directory's store; `nil` when there is no store or no such key.
     static func registeredTeamID(keyID: String, data: DataDirectoryOptions) async throws -> String? {
         let configuration = SQLiteStore.Configuration(dataDirectory: data.url.path)
-        guard FileManager.default.fileExists(atPath: configuration.databasePath) else { return nil }
-        let store = try openStore(data)
+        guard data.databaseURL != nil || FileManager.default.fileExists(atPath: configuration.databasePath) else { return nil }
+        let store = try await openStore(data)
         let keys: [SigningKeyRecord]
         do {
             keys = try await store.signingKeys()

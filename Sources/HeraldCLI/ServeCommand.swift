@@ -133,16 +133,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "SQLite synchronous mode: full or normal.")
     var synchronous = "full"
 
-    @Option(
-        name: .customLong("database"),
-        help: """
-            A PostgreSQL database instead of the SQLite file, shared by every node that names it: \
-            postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (also HERALD_DATABASE_URL; \
-            docs/postgresql.md).
-            """
-    )
-    var database: String?
-
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -200,8 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.shutdownTimeout = .seconds(Int64(shutdownTimeout))
         configuration.store.maximumStoreBytes = maxStoreMB > 0 ? maxStoreMB * 1024 * 1024 : nil
         if let faultsFile { configuration.faults = try Self.faultRules(at: faultsFile) }
-        let databaseURL = database ?? ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        if let databaseURL {
+        if let databaseURL = data.databaseURL {
             do {
                 configuration.database = try PostgresStore.Configuration(url: databaseURL)
             } catch let error as StoreError {

@@ -19,7 +19,7 @@ struct TraceCommand: AsyncParsableCommand {
             guard let id = NotificationID(apnsID) else {
                 throw CLIFailure("'\(apnsID)' is not an apns-id (expected a UUID, 8-4-4-4-12 hex digits)")
             }
-            let store = try openStore(data)
+            let store = try await openStore(data)
             let found: (StoredNotification, [TraceEvent])?
             do {
                 if let stored = try await store.notification(id) {

@@ -92,6 +92,17 @@ public protocol NotificationStore: DeliveryStore, DeviceRegistry {
     /// The team an app (bundle id) belongs to, or `nil` when none was recorded (`herald apps add`). Hot path.
     func appTeam(bundleID: String) throws -> String?
 
+    /// Records that an app belongs to a team (adding it again for the same team is no change); fails with
+    /// ``StoreError/appOfAnotherTeam`` when it belongs to another.
+    @discardableResult
+    func addApp(bundleID: String, teamID: String) async throws -> AppRecord
+
+    /// Every app with its team, by bundle id.
+    func apps() async throws -> [AppRecord]
+
+    /// Removes an app's team; fails with ``StoreError/unknownApp`` when there is none.
+    func removeApp(bundleID: String) async throws
+
     // MARK: Signing keys
 
     /// Adds a provider signing key; fails with ``StoreError/duplicateSigningKey`` if its key id exists.

@@ -19,7 +19,7 @@ struct LocalDevelopmentTests {
     @Test("serve makes one development key on a data directory without keys, kept where send finds it")
     func developmentKey() async throws {
         try await Self.withData { data in
-            let store = try openStore(data)
+            let store = try await openStore(data)
             do {
                 let made = try #require(
                     try await LocalDevelopment.ensureDevelopmentKey(store: store, keysDirectory: data.keysDirectory, clock: SystemWallClock())
@@ -55,7 +55,7 @@ struct LocalDevelopmentTests {
         try await Self.withData { data in
             let out = data.url.appendingPathComponent("own.p8").path
             try await KeysCommand.Generate.parse(["--data-dir", data.dataDirectory, "--team-id", "OWNTEAM123", "--out", out, "--no-keep"]).run()
-            let store = try openStore(data)
+            let store = try await openStore(data)
             let made = try await LocalDevelopment.ensureDevelopmentKey(store: store, keysDirectory: data.keysDirectory, clock: SystemWallClock())
             await store.shutdown()
             #expect(made == nil)
@@ -79,7 +79,7 @@ struct LocalDevelopmentTests {
             #expect(permissions == 0o600)
             let second = try await LocalDevelopment.deviceCredentials(name: "my-phone", data: data)
             #expect(!second.isNew && second.id == first.id && second.secret == first.secret)
-            let store = try openStore(data)
+            let store = try await openStore(data)
             let authenticated = try await store.authenticateDevice(id: first.id, secret: first.secret)
             let devices = try await store.devices()
             await store.shutdown()
@@ -110,7 +110,7 @@ struct LocalDevelopmentTests {
             await #expect(throws: CLIFailure("no device has com.example.app (run `herald device --app com.example.app`), or give --token")) {
                 _ = try await LocalDevelopment.onlyToken(topic: "com.example.app", data: data)
             }
-            let store = try openStore(data)
+            let store = try await openStore(data)
             let registration = try await store.registerAppToken(deviceID: phone.id, bundleID: "com.example.app", environment: .sandbox)
             await store.shutdown()
             #expect(try await LocalDevelopment.onlyToken(topic: "com.example.app", data: data) == registration.token.token)
@@ -118,7 +118,7 @@ struct LocalDevelopmentTests {
             #expect(try await LocalDevelopment.onlyToken(topic: "com.example.app.voip", data: data) == registration.token.token)
 
             let tablet = try await LocalDevelopment.deviceCredentials(name: "tablet", data: data)
-            let again = try openStore(data)
+            let again = try await openStore(data)
             _ = try await again.registerAppToken(deviceID: tablet.id, bundleID: "com.example.app", environment: .sandbox)
             await again.shutdown()
             await #expect(throws: CLIFailure("2 devices have com.example.app (phone, tablet): give --token (see `herald devices list`)")) {
