@@ -60,13 +60,13 @@ extension PostgresStore {
         }
     }
 
-    /// Row counts, read in one snapshot (one statement).
+    /// Row counts, read in one snapshot (one statement). Every trace event belongs to a stored `apns-id`: pruning deletes
+    /// the events of the `apns-id`s it leaves without a notification.
     public func counts() async throws -> StoreCounts {
         let rows = try await rows(
             """
             SELECT 's:' || state, count(*) FROM notification GROUP BY state
-            UNION ALL SELECT 'events', count(*) FROM trace_event AS e
-                WHERE EXISTS (SELECT 1 FROM notification AS n WHERE n.apns_id = e.apns_id)
+            UNION ALL SELECT 'events', count(*) FROM trace_event
             UNION ALL SELECT 'tokens', count(*) FROM device_token
             UNION ALL SELECT 'active', count(*) FROM device_token WHERE unregistered_at IS NULL
             UNION ALL SELECT 'keys', count(*) FROM signing_key
