@@ -158,19 +158,25 @@ enum PostgresSchema {
             """,
             "CREATE INDEX notification_by_token ON notification (token, seq)",
             "CREATE INDEX notification_stored ON notification (seq) WHERE state = 'stored'",
-            // One row per event of an `apns-id`'s trace, in `id` order. An `accepted` event without a detail is the
-            // acceptance of the notification whose sequence it names (its detail is made from that row when read).
+            // One row per event of an `apns-id`'s trace, in `ord` order — except a notification's own `accepted` event,
+            // which the row itself stands for (its detail is made from the row when read): a row of its own per
+            // accepted notification would double the inserts of group commit. When a reused `apns-id` replaces the
+            // row, the older acceptance is written out here, ordered before the older row's other events
+            // (PostgresStore+GroupCommit.swift), followed by `replaced` and the newer `accepted`.
+            "CREATE SEQUENCE trace_event_order",
             """
             CREATE TABLE trace_event (
-                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                 apns_id uuid NOT NULL,
+                ord bigint NOT NULL DEFAULT nextval('trace_event_order'),
                 at bigint NOT NULL,
                 kind text NOT NULL CHECK (kind ~ '^[a-z-]{1,64}$'),
                 detail json CHECK (detail IS NULL OR json_typeof(detail) = 'object'),
                 seq bigint
             )
             """,
-            "CREATE INDEX trace_event_by_apns_id ON trace_event (apns_id, id)",
+            "CREATE INDEX trace_event_by_apns_id ON trace_event (apns_id, ord)",
+            // The written-out acceptances, by the sequence of the notification they accepted (few: reused ids only).
+            "CREATE INDEX trace_event_acceptance ON trace_event (seq) WHERE kind = 'accepted'",
             """
             CREATE TABLE channel (
                 id text PRIMARY KEY CHECK (char_length(id) BETWEEN 1 AND 64),

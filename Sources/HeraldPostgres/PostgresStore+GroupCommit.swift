@@ -67,23 +67,12 @@ extension PostgresStore {
             for try await (sequence, key) in rows.decode((Int64, UUID).self) {
                 inserted[key] = sequence
             }
-            var traced: [(UUID, Int64, Int64)] = []
+            // Each inserted row stands for its own `accepted` event (no trace row: PostgresSchema, `trace_event`).
             for (index, notification) in notifications.enumerated() {
                 guard let key = UUID(uuidString: notification.id.key), let sequence = inserted.removeValue(forKey: key) else {
                     continue
                 }
                 results[index] = .success(sequence)
-                traced.append((key, notification.acceptedAtMilliseconds, sequence))
-            }
-            if !traced.isEmpty {
-                try await connection.query(
-                    """
-                    INSERT INTO trace_event (apns_id, at, kind, seq)
-                    SELECT a, t, 'accepted', s FROM unnest(\(traced.map(\.0))::uuid[], \(traced.map(\.1))::bigint[], \
-                    \(traced.map(\.2))::bigint[]) AS e(a, t, s)
-                    """,
-                    logger: logger
-                )
             }
             try await connection.query("RELEASE SAVEPOINT batch", logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState]?.hasPrefix("23") == true {
@@ -142,11 +131,11 @@ extension PostgresStore {
                 try await connection.query("RELEASE SAVEPOINT alone", logger: logger)
                 return .failure(StoreError.unknownDeviceToken.with(detail: notification.token.hex))
             }
-            var previous: (sequence: Int64, state: String, token: String, topic: String)?
+            var previous: (sequence: Int64, state: String, token: String, topic: String, acceptedAt: Int64)?
             for try await row in try await connection.query(
-                "DELETE FROM notification WHERE apns_id = \(key) RETURNING seq, state, token, topic",
+                "DELETE FROM notification WHERE apns_id = \(key) RETURNING seq, state, token, topic, accepted_at",
                 logger: logger
-            ).decode((Int64, String, String, String).self) {
+            ).decode((Int64, String, String, String, Int64).self) {
                 previous = row
             }
             var sequence: Int64?
@@ -155,12 +144,19 @@ extension PostgresStore {
             }
             guard let sequence else { throw StoreError.database.with(detail: "the notification was not inserted") }
             if let previous {
-                // The replaced row's acceptance keeps its detail, made from the row while it still exists.
+                // The replaced row's acceptance, written out with the detail only the row could give, before the older
+                // row's other events (or given its detail, when it was written out already: a replacement itself).
                 let detail = TraceText.acceptedDetail(sequence: previous.sequence, token: previous.token, topic: previous.topic)
                 try await connection.query(
                     """
-                    UPDATE trace_event SET detail = \(detail)::json
-                    WHERE apns_id = \(key) AND kind = 'accepted' AND detail IS NULL AND seq = \(previous.sequence)
+                    WITH written AS (
+                        UPDATE trace_event SET detail = \(detail)::json
+                        WHERE kind = 'accepted' AND seq = \(previous.sequence) AND apns_id = \(key) RETURNING 1
+                    )
+                    INSERT INTO trace_event (apns_id, ord, at, kind, detail, seq)
+                    SELECT \(key), coalesce((SELECT min(ord) - 1 FROM trace_event WHERE apns_id = \(key)), nextval('trace_event_order')),
+                        \(previous.acceptedAt), 'accepted', \(detail)::json, \(previous.sequence)
+                    WHERE NOT EXISTS (SELECT 1 FROM written)
                     """,
                     logger: logger
                 )

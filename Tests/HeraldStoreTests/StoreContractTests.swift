@@ -115,7 +115,21 @@ struct StoreContractTests {
             let (resultA, resultB) = await (a, b)
             #expect(try resultA.get() != resultB.get())
             let kept = try #require(try await store.notification(third.id))
-            #expect(kept.sequence == max(try resultA.get(), try resultB.get()))
+            let (older, newer) = (min(try resultA.get(), try resultB.get()), max(try resultA.get(), try resultB.get()))
+            #expect(kept.sequence == newer)
+            let batchTrace = try await store.trace(third.id)
+            #expect(batchTrace.map(\.kind) == [.accepted, .replaced, .accepted])
+            #expect(batchTrace.first?.detailJSON?.hasPrefix(#"{"seq":\#(older),"#) == true)
+            #expect(batchTrace.last?.detailJSON?.hasPrefix(#"{"seq":\#(newer),"#) == true)
+
+            // A third use of the first id: the whole history, in order, each acceptance with its own row's detail.
+            let thirdSequence = try await store.accept(makeNotification(token: token, id: first.id, body: "third use", acceptedAt: 3_000))
+            let chain = try await store.trace(first.id)
+            #expect(chain.map(\.kind) == [.accepted, .stored, .replaced, .accepted, .replaced, .accepted])
+            #expect(chain.filter { $0.kind == .accepted }.map(\.atMilliseconds) == [1_000, 2_000, 3_000])
+            let acceptedSequences = chain.filter { $0.kind == .accepted }.compactMap(\.detailJSON).map { $0.split(separator: ",")[0] }
+            #expect(acceptedSequences == [#"{"seq":\#(firstSequence)"#, #"{"seq":\#(secondSequence)"#, #"{"seq":\#(thirdSequence)"#])
+            #expect(try await store.counts().traceEvents == chain.count + batchTrace.count)
         }
     }
 
