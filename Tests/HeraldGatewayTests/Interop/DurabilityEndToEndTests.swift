@@ -23,17 +23,21 @@ struct DurabilityEndToEndTests {
 
     /// With Apple's one slot, what waits while the device reconnects may be replaced by newer notifications; with
     /// plenty of slots nothing is, so every notification that got `200` must be shown. What the store still had as
-    /// waiting at the kill is sent again after the restart; the device drops what it already has.
+    /// waiting at the kill is sent again after the restart; the device drops what it already has. The last case keeps
+    /// the store in PostgreSQL (`herald serve --database`, docs/postgresql.md): `200` after `COMMIT` keeps the same
+    /// promise there.
     @Test(
         "300 notifications, kill -9 after 120 were accepted, restart on the same data and ports: none lost, none shown twice",
-        arguments: [1, 1000]
+        arguments: [(1, false), (1000, false), (1000, true)]
     )
-    func killNineWhileNotificationsFlow(offlineSlots: Int) async throws {
-        try await HeraldWorkspace.with { workspace in
+    func killNineWhileNotificationsFlow(offlineSlots: Int, onPostgreSQL: Bool) async throws {
+        try await HeraldWorkspace.with(onPostgreSQL: onPostgreSQL) { workspace in
             let ports = try Interop.freePorts(2)
             let fixedPorts = (cleartext: ports[0], link: ports[1])
             let options = ["--offline-slots", "\(offlineSlots)", "--low-priority-window-ms", "\(Self.lowPriorityWindowMilliseconds)"]
             let first = try await HeraldServeProcess.start(in: workspace, ports: fixedPorts, options: options)
+            // The banner names the store the server keeps its notifications in.
+            #expect(first.process.stdoutSoFar.contains("store: PostgreSQL") == onPostgreSQL, "\(first.process.stdoutSoFar)")
             let credentials = try await workspace.addDevice("phone")
             let device = try await HeraldDeviceProcess.start(in: workspace, server: first, device: credentials)
             let token = try await device.token(for: HeraldWorkspace.topic)

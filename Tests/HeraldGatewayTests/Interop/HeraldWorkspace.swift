@@ -23,11 +23,17 @@ final class HeraldWorkspace: Sendable {
     let data: URL
     /// The provider's `.p8` key, registered in the data directory by `herald keys generate`.
     let keyFile: URL
+    /// `HERALD_DATABASE_URL` for every `herald` the workspace runs when it works on PostgreSQL (docs/postgresql.md).
+    let environment: [String: String]
+    /// The PostgreSQL database, dropped at the end; `nil`: the data directory's SQLite file.
+    let database: String?
     private let processes = Mutex<[ExternalProcess]>([])
 
     /// Runs `body` with a fresh workspace, then kills every process it started and removes the directory.
-    static func with<T>(_ body: (HeraldWorkspace) async throws -> T) async throws -> T {
-        let workspace = try await HeraldWorkspace()
+    /// With `onPostgreSQL`, every `herald` command of the workspace works on a new PostgreSQL database
+    /// (PostgresTestServer), dropped at the end.
+    static func with<T>(onPostgreSQL: Bool = false, _ body: (HeraldWorkspace) async throws -> T) async throws -> T {
+        let workspace = try await HeraldWorkspace(database: onPostgreSQL ? try PostgresTestServer.createDatabase() : nil)
         do {
             let value = try await body(workspace)
             workspace.tearDown()
@@ -38,7 +44,9 @@ final class HeraldWorkspace: Sendable {
         }
     }
 
-    private init() async throws {
+    private init(database: String?) async throws {
+        self.database = database
+        environment = database.map { ["HERALD_DATABASE_URL": $0] } ?? [:]
         herald = try await HeraldExecutableInteropTests.heraldExecutable()
         data = FileManager.default.temporaryDirectory.appendingPathComponent("herald-delivery-\(UUID().uuidString)")
         keyFile = data.appendingPathComponent("provider.p8")
@@ -46,6 +54,7 @@ final class HeraldWorkspace: Sendable {
         let generated = try await ExternalProcess.run(
             herald,
             ["keys", "generate", "--data-dir", data.path, "--key-id", Self.keyID, "--team-id", Self.teamID, "--out", keyFile.path],
+            environment: environment,
             deadline: .seconds(60)
         )
         guard generated.succeeded else {
@@ -56,14 +65,14 @@ final class HeraldWorkspace: Sendable {
 
     /// Starts `herald` with `arguments`; the process is killed at the end of the workspace at the latest.
     func start(_ arguments: [String]) throws -> ExternalProcess {
-        let process = try ExternalProcess(herald, arguments)
+        let process = try ExternalProcess(herald, arguments, environment: environment)
         processes.withLock { $0.append(process) }
         return process
     }
 
     /// Runs `herald` with `arguments` and `--data-dir` to completion (or to its deadline).
     func cli(_ arguments: [String], deadline: Duration = .seconds(60)) async throws -> ProcessResult {
-        try await ExternalProcess.run(herald, arguments + ["--data-dir", data.path], deadline: deadline)
+        try await ExternalProcess.run(herald, arguments + ["--data-dir", data.path], environment: environment, deadline: deadline)
     }
 
     /// Creates a device with `herald devices add NAME --json`.
@@ -107,6 +116,7 @@ final class HeraldWorkspace: Sendable {
         }
         for process in started { process.killAndWait() }
         try? FileManager.default.removeItem(at: data)
+        if let database { PostgresTestServer.dropDatabase(database) }
     }
 }
 
