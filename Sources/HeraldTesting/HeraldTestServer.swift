@@ -76,6 +76,9 @@ public final class HeraldTestServer: Sendable {
         /// A PostgreSQL database (`postgres://…`, as `herald serve --database` takes it) instead of SQLite in the
         /// temporary data directory; the kit neither creates nor drops it (docs/postgresql.md).
         public var database: String?
+        /// With ``database``: how long a store operation may wait for PostgreSQL before it fails and the provider gets
+        /// `503 ServiceUnavailable` (`PostgresStore.Configuration.operationTimeout`).
+        public var databaseOperationTimeout: Duration = .seconds(10)
 
         /// The defaults.
         public init() {}
@@ -131,7 +134,9 @@ public final class HeraldTestServer: Sendable {
         configuration.clock = clock
         configuration.store.maximumStoreBytes = options.maximumStoreBytes
         if let database = options.database {
-            configuration.database = try PostgresStore.Configuration(url: database)
+            var store = try PostgresStore.Configuration(url: database)
+            store.operationTimeout = options.databaseOperationTimeout
+            configuration.database = store
         }
         let server = try await HeraldServer(configuration: configuration, logger: logger)
         do {

@@ -26,7 +26,7 @@ struct PostgresServerTests {
         return try await withHeraldServer(options, body)
     }
 
-    @Test("A push to a connected device is shown, traced, and the token's lookup ran on the gateway's event loop")
+    @Test("A push to a connected device is shown and traced; an unknown token gets 400 (the registry is asked from the gateway's event loop)")
     func delivered() async throws {
         try await Self.withPostgresServer { server in
             let device = try await server.addDevice(apps: [Self.app])
@@ -80,6 +80,47 @@ struct PostgresServerTests {
                 let gone = try await client.send(APNSRequest(deviceToken: token, payload: Self.alert("late"), topic: Self.app, pushType: .alert))
                 #expect(gone.status == 410 && gone.reason == .unregistered)
                 #expect(gone.timestamp == record.unregisteredAtMilliseconds)
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+            await client.shutdown()
+        }
+    }
+
+    @Test("The database goes away under a connected device: providers get 503 ServiceUnavailable, then 200 once it is back")
+    func outage() async throws {
+        let url = try PostgresTestServer.createDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        let forwarder = try TCPForwarder(toLoopbackPort: try PostgresTestServer.port())
+        var options = HeraldTestServer.Options()
+        options.database = PostgresTestServer.url(url, port: forwarder.port)
+        options.databaseOperationTimeout = .seconds(3)
+        try await withHeraldServer(options) { server in
+            let device = try await server.addDevice(apps: [Self.app])
+            let client = try server.makeProviderClient(tls: false)
+            do {
+                let token = try device.token(for: Self.app)
+                func push(_ title: String) async throws -> APNSResponse {
+                    try await client.send(APNSRequest(deviceToken: token, payload: Self.alert(title), topic: Self.app, pushType: .alert))
+                }
+                #expect(try await push("before").status == 200)
+                _ = try await device.expectNotification(titled: "before", in: Self.app, within: .seconds(10))
+
+                forwarder.cut()
+                let refused = try await push("during")
+                #expect(refused.status == 503 && refused.reason == .serviceUnavailable)
+                #expect(refused.apnsID != nil)
+
+                try forwarder.restore()
+                var answer = try await push("after")
+                let deadline = ContinuousClock.now + .seconds(30)
+                while answer.status != 200, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(250))
+                    answer = try await push("after")
+                }
+                #expect(answer.status == 200)
+                _ = try await device.expectNotification(titled: "after", in: Self.app, within: .seconds(15))
             } catch {
                 await client.shutdown()
                 throw error
