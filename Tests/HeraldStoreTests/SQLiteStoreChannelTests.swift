@@ -4,10 +4,10 @@ import HeraldStore
 import HeraldTestTiers
 import Testing
 
-@Suite("Store: broadcast channels", .tier(.unit))
+@Suite("Store: broadcast channels", .tier(.process))
 struct SQLiteStoreChannelTests {
-    @Test("per app and environment, up to the limit; read, list oldest first, delete")
-    func channels() async throws {
+    @Test("per app and environment, up to the limit; read, list oldest first, delete", arguments: StoreBackend.allCases)
+    func channels(_ backend: StoreBackend) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-channels-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = ManualWallClock()
@@ -39,8 +39,8 @@ struct SQLiteStoreChannelTests {
         await reopened.shutdown()
     }
 
-    @Test("a channel keeps its most recent broadcast durably; expiration 0 forgets it; it goes with its channel")
-    func keptMessage() async throws {
+    @Test("a channel keeps its most recent broadcast durably; expiration 0 forgets it; it goes with its channel", arguments: StoreBackend.allCases)
+    func keptMessage(_ backend: StoreBackend) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-channels-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = ManualWallClock()

@@ -5,12 +5,12 @@ import Testing
 
 @testable import HeraldStore
 
-@Suite("Delivery changes and pending notifications", .tier(.unit))
+@Suite("Delivery changes and pending notifications", .tier(.process))
 struct SQLiteStoreDeliveryTests {
-    @Test("Pending notifications are the stored ones, oldest first")
-    func pending() async throws {
+    @Test("Pending notifications are the stored ones, oldest first", arguments: StoreBackend.allCases)
+    func pending(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 var sent: [AcceptedNotification] = []
                 for index in 0..<5 {
@@ -30,10 +30,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A batch appends its events in order and moves states; final states stay final")
-    func finalStatesStayFinal() async throws {
+    @Test("A batch appends its events in order and moves states; final states stay final", arguments: StoreBackend.allCases)
+    func finalStatesStayFinal(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let notification = makeNotification(token: token, acceptedAt: 1000)
                 try await store.accept(notification)
@@ -61,10 +61,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A change with a sequence lands on that row; once its apns-id was reused it is traced there but moves no state")
-    func changesBySequence() async throws {
+    @Test("A change with a sequence lands on that row; once its apns-id was reused it is traced there but moves no state", arguments: StoreBackend.allCases)
+    func changesBySequence(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let older = makeNotification(token: token, acceptedAt: 1000)
                 let olderSequence = try await store.accept(older)
@@ -104,10 +104,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A change without a sequence applies to whichever notification holds the apns-id; an unknown one is skipped")
-    func changesByApnsID() async throws {
+    @Test("A change without a sequence applies to whichever notification holds the apns-id; an unknown one is skipped", arguments: StoreBackend.allCases)
+    func changesByApnsID(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let older = makeNotification(token: token, acceptedAt: 1000)
                 try await store.accept(older)
@@ -125,10 +125,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A change for a pruned sequence is skipped, not an error")
-    func changeForPrunedSequence() async throws {
+    @Test("A change for a pruned sequence is skipped, not an error", arguments: StoreBackend.allCases)
+    func changeForPrunedSequence(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let pruned = makeNotification(token: token, acceptedAt: 1000)
                 let sequence = try await store.accept(pruned)
@@ -145,10 +145,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A change for an unknown apns-id is skipped; the rest of the batch is written")
-    func unknownIDsAreSkipped() async throws {
+    @Test("A change for an unknown apns-id is skipped; the rest of the batch is written", arguments: StoreBackend.allCases)
+    func unknownIDsAreSkipped(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let notification = makeNotification(token: token)
                 try await store.accept(notification)
@@ -169,10 +169,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("An apns-id in another case names the same notification")
-    func caseInsensitiveIDs() async throws {
+    @Test("An apns-id in another case names the same notification", arguments: StoreBackend.allCases)
+    func caseInsensitiveIDs(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let id = NotificationID("ABCDEF01-2345-4678-9ABC-DEF012345678")!
                 try await store.accept(makeNotification(token: token, id: id))
@@ -184,10 +184,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A change the schema refuses fails the whole batch and writes nothing")
-    func invalidChangeFailsTheBatch() async throws {
+    @Test("A change the schema refuses fails the whole batch and writes nothing", arguments: StoreBackend.allCases)
+    func invalidChangeFailsTheBatch(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let notification = makeNotification(token: token)
                 let other = makeNotification(token: token)
@@ -218,10 +218,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A device's notifications: every token it was issued, newest first, within the limit")
-    func listByDevice() async throws {
+    @Test("A device's notifications: every token it was issued, newest first, within the limit", arguments: StoreBackend.allCases)
+    func listByDevice(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let phone = try await store.addDevice(name: "phone").device
                 let tablet = try await store.addDevice(name: "tablet").device
                 let old = try await store.registerAppToken(deviceID: phone.id, bundleID: "com.example.app", environment: .sandbox).token.token

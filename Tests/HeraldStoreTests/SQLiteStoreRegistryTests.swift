@@ -5,13 +5,13 @@ import Testing
 
 @testable import HeraldStore
 
-@Suite("Device tokens and signing keys", .tier(.unit))
+@Suite("Device tokens and signing keys", .tier(.process))
 struct SQLiteStoreRegistryTests {
-    @Test("A registered token is found with its app and environment; an unknown one is not")
-    func registerAndLookUp() async throws {
+    @Test("A registered token is found with its app and environment; an unknown one is not", arguments: StoreBackend.allCases)
+    func registerAndLookUp(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             let clock = ManualWallClock(milliseconds: 5000)
-            try await withStore(in: directory, clock: clock) { store in
+            try await withStore(in: directory, backend: backend, clock: clock) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .production, deviceID: "phone-1")
                 #expect(token.hex.count == 64)
                 let record = try #require(try store.lookup(token))
@@ -31,10 +31,10 @@ struct SQLiteStoreRegistryTests {
         }
     }
 
-    @Test("Unregistering keeps the first time and is idempotent; an unknown token is an error")
-    func unregister() async throws {
+    @Test("Unregistering keeps the first time and is idempotent; an unknown token is an error", arguments: StoreBackend.allCases)
+    func unregister(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory, clock: ManualWallClock(milliseconds: 1000)) { store in
+            try await withStore(in: directory, backend: backend, clock: ManualWallClock(milliseconds: 1000)) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let first = try await store.unregister(token, atMilliseconds: 2000)
                 let second = try await store.unregister(token, atMilliseconds: 3000)
@@ -51,12 +51,12 @@ struct SQLiteStoreRegistryTests {
         }
     }
 
-    @Test("A token registered by another process is found at once; its unregistration is seen within the refresh")
-    func crossProcessTokens() async throws {
+    @Test("A token registered by another process is found at once; its unregistration is seen within the refresh", arguments: StoreBackend.allCases)
+    func crossProcessTokens(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             let clock = ManualWallClock(milliseconds: 10_000)
-            try await withStore(in: directory, clock: clock) { server in
-                try await withStore(in: directory, clock: clock) { cli in
+            try await withStore(in: directory, backend: backend, clock: clock) { server in
+                try await withStore(in: directory, backend: backend, clock: clock) { cli in
                     let token = try await cli.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                     // A miss always asks the file.
                     #expect(try server.lookup(token)?.isActive == true)
@@ -78,16 +78,16 @@ struct SQLiteStoreRegistryTests {
         }
     }
 
-    @Test("An unknown token is answered from memory for the refresh interval, then the file is asked again")
-    func rememberedMiss() async throws {
+    @Test("An unknown token is answered from memory for the refresh interval, then the file is asked again", arguments: StoreBackend.allCases)
+    func rememberedMiss(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             let clock = ManualWallClock(milliseconds: 10_000)
-            try await withStore(in: directory, clock: clock) { server in
-                try await withStore(in: directory, clock: clock) { cli in
+            try await withStore(in: directory, backend: backend, clock: clock) { server in
+                try await withStore(in: directory, backend: backend, clock: clock) { cli in
                     let hex = String(repeating: "5a", count: 32)
                     let token = DeviceToken(hex: hex)!
                     #expect(try server.lookup(token) == nil)
-                    #expect(server.registry.withLock { $0.misses[hex] } == 10_000)
+                    if let server = server as? SQLiteStore { #expect(server.registry.withLock { $0.misses[hex] } == 10_000) }
                     // Registered by another process: within the interval the remembered miss answers (a read of the
                     // file would have found it).
                     _ = try await cli.registerToken(token, bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
@@ -96,7 +96,7 @@ struct SQLiteStoreRegistryTests {
                     // Once the interval has passed the file is asked, and the token is found and cached.
                     clock.advance(seconds: 0.15)
                     #expect(try server.lookup(token)?.isActive == true)
-                    #expect(server.registry.withLock { $0.misses[hex] } == nil)
+                    if let server = server as? SQLiteStore { #expect(server.registry.withLock { $0.misses[hex] } == nil) }
                     // A token this process registers is found at once, even right after a miss.
                     let mine = DeviceToken(hex: String(repeating: "6b", count: 32))!
                     #expect(try server.lookup(mine) == nil)
@@ -122,10 +122,10 @@ struct SQLiteStoreRegistryTests {
         #expect(cache.misses.count == 1)
     }
 
-    @Test("Signing keys: add, list, look up, remove; duplicates and unknown ids are errors")
-    func signingKeys() async throws {
+    @Test("Signing keys: add, list, look up, remove; duplicates and unknown ids are errors", arguments: StoreBackend.allCases)
+    func signingKeys(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let key = SigningKeyRecord(
                     keyID: "ABC123DEFG",
                     teamID: "DEF123GHIJ",
@@ -162,12 +162,12 @@ struct SQLiteStoreRegistryTests {
         }
     }
 
-    @Test("A key added or removed by another process is seen by the server's cache")
-    func crossProcessSigningKeys() async throws {
+    @Test("A key added or removed by another process is seen by the server's cache", arguments: StoreBackend.allCases)
+    func crossProcessSigningKeys(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             let clock = ManualWallClock(milliseconds: 10_000)
-            try await withStore(in: directory, clock: clock) { server in
-                try await withStore(in: directory, clock: clock) { cli in
+            try await withStore(in: directory, backend: backend, clock: clock) { server in
+                try await withStore(in: directory, backend: backend, clock: clock) { cli in
                     #expect(try server.signingKey(keyID: "KEY0000001") == nil)
                     let key = SigningKeyRecord(
                         keyID: "KEY0000001",
@@ -188,13 +188,13 @@ struct SQLiteStoreRegistryTests {
     }
 }
 
-@Suite("Unregistered tokens for the engine", .tier(.unit))
+@Suite("Unregistered tokens for the engine", .tier(.process))
 struct SQLiteStoreUnregistrationTests {
-    @Test("The first pass finds unregistered tokens with waiting notifications; later passes what changed since")
-    func passes() async throws {
+    @Test("The first pass finds unregistered tokens with waiting notifications; later passes what changed since", arguments: StoreBackend.allCases)
+    func passes(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             let clock = ManualWallClock(milliseconds: 1000)
-            try await withStore(in: directory, clock: clock) { store in
+            try await withStore(in: directory, backend: backend, clock: clock) { store in
                 let waiting = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let idle = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let later = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
@@ -209,7 +209,7 @@ struct SQLiteStoreUnregistrationTests {
                 #expect(try await store.unregisteredTokens(after: first.revision) == UnregisteredTokens(revision: first.revision, tokens: []))
 
                 // Another process (the CLI) unregisters through its own store on the same file.
-                try await withStore(in: directory) { other in
+                try await withStore(in: directory, backend: backend) { other in
                     try await other.unregister(later, atMilliseconds: 6000)
                 }
                 // A registration moves the revision too, but is not an unregistration.
@@ -224,13 +224,13 @@ struct SQLiteStoreUnregistrationTests {
     }
 }
 
-@Suite("Apps and their teams", .tier(.unit))
+@Suite("Apps and their teams", .tier(.process))
 struct SQLiteStoreAppTests {
-    @Test("An app belongs to one team: added, looked up from the cache, refused for another team, removed")
-    func appTeams() async throws {
+    @Test("An app belongs to one team: added, looked up from the cache, refused for another team, removed", arguments: StoreBackend.allCases)
+    func appTeams(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             let clock = ManualWallClock(milliseconds: 1000)
-            try await withStore(in: directory, clock: clock) { store in
+            try await withStore(in: directory, backend: backend, clock: clock) { store in
                 #expect(try store.appTeam(bundleID: "com.example.app") == nil)
                 let added = try await store.addApp(bundleID: "com.example.app", teamID: "TEAM1")
                 #expect(added == AppRecord(bundleID: "com.example.app", teamID: "TEAM1", createdAtMilliseconds: 1000))
@@ -244,7 +244,7 @@ struct SQLiteStoreAppTests {
                 #expect(try await store.apps() == [added])
 
                 // Another process (the CLI) adds an app: seen after the refresh interval.
-                try await withStore(in: directory) { other in
+                try await withStore(in: directory, backend: backend) { other in
                     try await other.addApp(bundleID: "com.example.other", teamID: "TEAM2")
                 }
                 clock.advance(seconds: 1)

@@ -5,12 +5,12 @@ import Testing
 
 @testable import HeraldStore
 
-@Suite("Retention: pruning finished notifications", .tier(.unit))
+@Suite("Retention: pruning finished notifications", .tier(.process))
 struct SQLiteStoreRetentionTests {
-    @Test("Finished notifications older than the cutoff go with their traces; stored and newer ones stay")
-    func prunesFinishedBeforeCutoff() async throws {
+    @Test("Finished notifications older than the cutoff go with their traces; stored and newer ones stay", arguments: StoreBackend.allCases)
+    func prunesFinishedBeforeCutoff(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 // Accepted at 1000…1007; the cutoff is 1006.
                 var sent: [AcceptedNotification] = []
@@ -68,10 +68,10 @@ struct SQLiteStoreRetentionTests {
         }
     }
 
-    @Test("A pass on an empty store is complete at once")
-    func emptyStore() async throws {
+    @Test("A pass on an empty store is complete at once", arguments: StoreBackend.allCases)
+    func emptyStore(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
-            try await withStore(in: directory) { store in
+            try await withStore(in: directory, backend: backend) { store in
                 let batch = try await store.prune(acceptedBefore: .max, after: 0, limit: 10)
                 #expect(batch == PruneBatch(deleted: 0, lastSequence: 0, isComplete: true))
             }

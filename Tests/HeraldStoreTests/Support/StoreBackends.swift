@@ -4,6 +4,7 @@ import HeraldPostgres
 import HeraldStore
 import HeraldTestSupport
 import Logging
+import Synchronization
 import Testing
 
 /// The two implementations of ``NotificationStore`` the contract tests run against.
@@ -72,5 +73,51 @@ func withStore<T>(
 func enqueueAndWait(_ store: any NotificationStore, _ notification: AcceptedNotification) async -> Result<Int64, StoreError> {
     await withCheckedContinuation { continuation in
         store.enqueue(notification) { continuation.resume(returning: $0) }
+    }
+}
+
+/// The PostgreSQL database standing for each temporary directory a test made (several stores opened "in" one directory
+/// share it, as several processes share a SQLite file), dropped with the directory (``withTemporaryDirectory(_:)``).
+let databasesByDirectory = Mutex<[String: String]>([:])
+
+/// Drops the PostgreSQL database that stood for `directory`, if one did.
+func dropDatabase(standingFor directory: String) {
+    guard let url = databasesByDirectory.withLock({ $0.removeValue(forKey: directory) }) else { return }
+    PostgresTestServer.dropDatabase(url)
+}
+
+/// ``withStore(in:clock:configure:_:)`` on either backend: on PostgreSQL the directory stands for a database of its own
+/// (made on first use), and the SQLite configuration's batching and registry settings carry over.
+func withStore<T>(
+    in directory: String,
+    backend: StoreBackend,
+    clock: any WallClock = SystemWallClock(),
+    configure: (inout SQLiteStore.Configuration) -> Void = { _ in },
+    _ body: (any NotificationStore) async throws -> T
+) async throws -> T {
+    guard backend == .postgres else {
+        return try await withStore(in: directory, clock: clock, configure: configure) { try await body($0) }
+    }
+    let url = try databasesByDirectory.withLock { databases in
+        if let url = databases[directory] { return url }
+        let url = try PostgresTestServer.createDatabase()
+        databases[directory] = url
+        return url
+    }
+    var sqlite = SQLiteStore.Configuration(dataDirectory: directory)
+    configure(&sqlite)
+    var configuration = try PostgresStore.Configuration(url: url)
+    configuration.registryRefreshIntervalMilliseconds = sqlite.registryRefreshIntervalMilliseconds
+    configuration.maximumBatchSize = sqlite.maximumBatchSize
+    configuration.maximumPendingNotifications = sqlite.maximumPendingNotifications
+    configuration.maximumConnections = 4
+    let store = try await PostgresStore.open(configuration: configuration, clock: clock, logger: Logger(label: "test.store"))
+    do {
+        let result = try await body(store)
+        await store.shutdown()
+        return result
+    } catch {
+        await store.shutdown()
+        throw error
     }
 }

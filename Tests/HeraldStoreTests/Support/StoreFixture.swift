@@ -7,7 +7,10 @@ import Logging
 /// A fresh folder under the system's temporary directory, removed when the body returns or throws.
 func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    defer {
+        try? FileManager.default.removeItem(atPath: path)
+        dropDatabase(standingFor: path)
+    }
     return try await body(path)
 }
 
