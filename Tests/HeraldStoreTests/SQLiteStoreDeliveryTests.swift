@@ -61,7 +61,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A change with a sequence lands on that row; once its apns-id was reused it is traced there but moves no state", arguments: StoreBackend.allCases)
+    @Test(
+        "A change with a sequence lands on that row; once its apns-id was reused it is traced there but moves no state",
+        arguments: StoreBackend.allCases
+    )
     func changesBySequence(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
@@ -104,7 +107,10 @@ struct SQLiteStoreDeliveryTests {
         }
     }
 
-    @Test("A change without a sequence applies to whichever notification holds the apns-id; an unknown one is skipped", arguments: StoreBackend.allCases)
+    @Test(
+        "A change without a sequence applies to whichever notification holds the apns-id; an unknown one is skipped",
+        arguments: StoreBackend.allCases
+    )
     func changesByApnsID(_ backend: StoreBackend) async throws {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
