@@ -20,6 +20,11 @@ final class RegistryConnection: Sendable {
     /// The open connection, or `nil` before the first query and after a failure. Held while a query runs.
     private let connection = NIOLockedValueBox<PostgresConnection?>(nil)
     private let nextID = NIOLockedValueBox(0)
+    /// Until when (uptime nanoseconds) a failed query makes the next ones fail at once, without trying: while the
+    /// database is away, a lookup on the gateway's event loop must not wait out the deadline again and again.
+    private let failingUntil = NIOLockedValueBox<UInt64>(0)
+    /// How long a failure is remembered.
+    static let failureMemory: UInt64 = 1_000_000_000
 
     /// The error of a query that took longer than the deadline.
     struct TimedOut: Error {}
@@ -35,6 +40,9 @@ final class RegistryConnection: Sendable {
     ///
     /// Errors are ``StoreError``s; after one, the connection is dropped and the next query opens a new one.
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
+        if DispatchTime.now().uptimeNanoseconds < failingUntil.withLockedValue({ $0 }) {
+            throw StoreError.unavailable.with(detail: "the database did not answer a moment ago")
+        }
         let loop = group.next()
         return try connection.withLockedValue { current in
             do {
@@ -61,6 +69,7 @@ final class RegistryConnection: Sendable {
             } catch {
                 if let current { current.close().whenComplete { _ in } }
                 current = nil
+                failingUntil.withLockedValue { $0 = DispatchTime.now().uptimeNanoseconds + Self.failureMemory }
                 if error is TimedOut { throw StoreError.unavailable.with(detail: "the registry query took longer than \(timeout)") }
                 throw PostgresStore.storeError(error)
             }

@@ -65,8 +65,13 @@ struct PostgresStoreTests {
         #expect(refused == .failure(.unavailable))
         #expect(started.duration(to: .now) < .seconds(10))
         await #expect(throws: StoreError.unavailable) { try await store.counts() }
-        // The token was cached: the gateway's lookup still answers (stale rather than nothing).
+        // The token was cached: the gateway's lookup still answers (stale rather than nothing). One it never saw cannot
+        // be answered, at once (the registry remembers that the database did not answer a moment ago).
         #expect(try store.lookup(token)?.token == token)
+        #expect(throws: StoreError.unavailable) { try store.lookup(DeviceToken.random()) }
+        let failedFast = ContinuousClock.now
+        #expect(throws: StoreError.unavailable) { try store.lookup(DeviceToken.random()) }
+        #expect(failedFast.duration(to: .now) < .milliseconds(500))
 
         try forwarder.restore()
         var accepted: Int64?

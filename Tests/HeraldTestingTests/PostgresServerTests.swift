@@ -111,6 +111,12 @@ struct PostgresServerTests {
                 let refused = try await push("during")
                 #expect(refused.status == 503 && refused.reason == .serviceUnavailable)
                 #expect(refused.apnsID != nil)
+                // A token the gateway has not seen cannot be checked: 503 too, never 400 BadDeviceToken (a provider
+                // drops a token on that answer).
+                let unchecked = try await client.send(
+                    APNSRequest(deviceToken: DeviceToken.random().hex, payload: Self.alert("unchecked"), topic: Self.app, pushType: .alert)
+                )
+                #expect(unchecked.status == 503 && unchecked.reason == .serviceUnavailable)
 
                 try forwarder.restore()
                 var answer = try await push("after")

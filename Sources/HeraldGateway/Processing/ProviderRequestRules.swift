@@ -84,7 +84,15 @@ public struct ProviderRequestRules: Sendable {
         }
         // 7. device token
         guard let token = DeviceToken(hex: tokenText) else { return .failure(Rejection(reason: .badDeviceToken)) }
-        guard let record = try? store.lookup(token), record.environment == environment else {
+        // A registry that cannot answer (its database is unreachable) is not a verdict on the token: `503`, so that
+        // the provider retries instead of dropping a token that may be valid (docs/postgresql.md).
+        let found: TokenRecord?
+        do {
+            found = try store.lookup(token)
+        } catch {
+            return .failure(Rejection(reason: .serviceUnavailable))
+        }
+        guard let record = found, record.environment == environment else {
             return .failure(Rejection(reason: .badDeviceToken))
         }
         guard record.bundleID == bundleID else { return .failure(Rejection(reason: .deviceTokenNotForTopic)) }
