@@ -29,14 +29,7 @@ extension PostgresStore {
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
-        for change in changes {
-            guard TraceText.isValidKind(change.event.rawValue) else {
-                throw StoreError.invalidRecord.with(detail: "trace event kind \(change.event.rawValue)")
-            }
-            if let detail = change.detailJSON, !TraceText.looksLikeObject(detail) {
-                throw StoreError.invalidRecord.with(detail: "trace event detail is not a JSON object")
-            }
-        }
+        try DeliveryChange.checkStorable(changes)
         let keys = try changes.map { try Self.uuid($0.notificationID) }
         // No NULLs in the arrays: -1 stands for "no sequence", '' for "no new state", a flag for "no detail".
         let sequences = changes.map { $0.sequence ?? -1 }

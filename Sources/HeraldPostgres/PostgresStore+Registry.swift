@@ -11,7 +11,7 @@ extension PostgresStore {
     /// Brings the token, key and app caches up to the database's registry revision, and optionally reads one token the
     /// cache may not hold, in one statement (one snapshot). Blocks the caller (``RegistryConnection``).
     @discardableResult
-    func refreshRegistry(alsoFetching tokenHex: String? = nil) throws -> RegistryCache.CachedToken? {
+    package func refreshRegistry(alsoFetching tokenHex: String? = nil) throws -> RegistryCache.CachedToken? {
         let knownRevision = registry.withLock { $0.revision }
         // Every part in one statement, tagged: the revision, the tokens changed since the known revision, all keys and
         // apps when the revision moved, and the requested token.
@@ -79,65 +79,20 @@ extension PostgresStore {
         return requestedToken
     }
 
-    /// The registry entry of a token, from memory when the cache is fresh; a miss asks the database.
+    /// The registry entry of a token, from memory when the cache is fresh; a miss asks the database
+    /// (``RegistryCaching/cachedLookup(_:)``).
     public func lookup(_ token: DeviceToken) throws -> TokenRecord? {
-        try checkOpen()
-        let now = clock.nowMilliseconds()
-        let interval = configuration.registryRefreshIntervalMilliseconds
-        let (cached, freshness) = registry.withLock { $0.token(token.hex, nowMilliseconds: now, refreshInterval: interval) }
-        if let cached {
-            guard freshness == .refreshDue else { return cached }
-            do {
-                try refreshRegistry()
-            } catch {
-                // A stale answer beats no answer on the hot path; the next lookup tries again.
-                logger.debug("Registry refresh failed", metadata: ["store.error": "\(error)"])
-                return cached
-            }
-            return registry.withLock { $0.tokens[token.hex]?.record } ?? cached
-        }
-        if registry.withLock({ $0.missAnswer(token.hex, nowMilliseconds: now, refreshInterval: interval) }) { return nil }
-        guard let found = try refreshRegistry(alsoFetching: token.hex) else {
-            registry.withLock { $0.recordMiss(token.hex, nowMilliseconds: now) }
-            return nil
-        }
-        return found.record
+        try cachedLookup(token)
     }
 
     /// The signing key for a JWT `kid`, from memory when the cache is fresh; a miss refreshes first.
     public func signingKey(keyID: String) throws -> SigningKeyRecord? {
-        try checkOpen()
-        let now = clock.nowMilliseconds()
-        let interval = configuration.registryRefreshIntervalMilliseconds
-        let (cached, freshness) = registry.withLock { $0.signingKey(keyID, nowMilliseconds: now, refreshInterval: interval) }
-        if let cached, freshness == .fresh { return cached }
-        do {
-            try refreshRegistry()
-        } catch {
-            guard let cached else { throw error }
-            logger.debug("Registry refresh failed", metadata: ["store.error": "\(error)"])
-            return cached
-        }
-        return registry.withLock { $0.signingKeys[keyID] }
+        try cachedSigningKey(keyID: keyID)
     }
 
     /// The team an app belongs to, or `nil` when none was recorded. Hot path: from memory, refreshed like the keys.
     public func appTeam(bundleID: String) throws -> String? {
-        try checkOpen()
-        let now = clock.nowMilliseconds()
-        let interval = configuration.registryRefreshIntervalMilliseconds
-        let (cached, freshness, loaded) = registry.withLock { cache in
-            let (team, freshness) = cache.appTeam(bundleID, nowMilliseconds: now, refreshInterval: interval)
-            return (team, freshness, cache.revision != nil)
-        }
-        guard freshness == .refreshDue || !loaded else { return cached }
-        do {
-            try refreshRegistry()
-        } catch {
-            logger.debug("Registry refresh failed", metadata: ["store.error": "\(error)"])
-            return cached
-        }
-        return registry.withLock { $0.appTeams[bundleID] }
+        try cachedAppTeam(bundleID: bundleID)
     }
 
     // MARK: Tokens
@@ -267,24 +222,21 @@ extension PostgresStore {
     static func signingKeyRecord(
         keyID: String,
         teamID: String,
-        scope scopeName: String,
-        topics topicsJSON: String?,
+        scope: String,
+        topics: String?,
         pem: String,
         createdAt: Int64
-    )
-        throws -> SigningKeyRecord
+    ) throws
+        -> SigningKeyRecord
     {
-        guard let scope = SigningKeyScope(rawValue: scopeName) else {
-            throw StoreError.corruptRecord.with(detail: "signing_key \(keyID): environment \(scopeName)")
-        }
-        var topics: [String]?
-        if let topicsJSON {
-            guard let decoded = try? JSONDecoder().decode([String].self, from: Data(topicsJSON.utf8)) else {
-                throw StoreError.corruptRecord.with(detail: "signing_key \(keyID): topics \(topicsJSON)")
-            }
-            topics = decoded
-        }
-        return SigningKeyRecord(keyID: keyID, teamID: teamID, scope: scope, topics: topics, publicKeyPEM: pem, createdAtMilliseconds: createdAt)
+        try SigningKeyRecord.stored(
+            keyID: keyID,
+            teamID: teamID,
+            scope: scope,
+            topicsJSON: topics,
+            publicKeyPEM: pem,
+            createdAtMilliseconds: createdAt
+        )
     }
 
     // MARK: Apps

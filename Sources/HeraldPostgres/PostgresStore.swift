@@ -22,7 +22,7 @@ import Synchronization
 /// A reused `apns-id` replaces the older notification as in ``SQLiteStore``: the older row is deleted, the newer gets a
 /// new sequence, and the `apns-id`'s trace records `replaced` (`"reason": "duplicate-apns-id"`) before the new
 /// `accepted`.
-public final class PostgresStore: NotificationStore {
+public final class PostgresStore: NotificationStore, RegistryCaching {
     typealias Completion = @Sendable (Result<Int64, StoreError>) -> Void
     typealias CommitState = GroupCommitStateMachine<PendingNotification, CheckedContinuation<Void, Never>>
 
@@ -38,9 +38,12 @@ public final class PostgresStore: NotificationStore {
     let clock: any WallClock
     let logger: Logger
     let commitState: Mutex<CommitState>
-    let registry = Mutex(RegistryCache())
+    package let registry = Mutex(RegistryCache())
     /// The registry's own connection, for the synchronous hot-path lookups (``RegistryConnection``).
     let registryConnection: RegistryConnection
+    package var registryClock: any WallClock { clock }
+    package var registryRefreshIntervalMilliseconds: Int64 { configuration.registryRefreshIntervalMilliseconds }
+    package var registryLogger: Logger { logger }
     /// The store's two long-running tasks, from ``open(configuration:clock:logger:)`` to ``shutdown()``, which awaits
     /// them: the connection pool's `run()` (postgres-nio's pool works only while it runs), and group commit's writer,
     /// woken through ``writerWakeups`` each time the state machine says to start it.
@@ -165,7 +168,7 @@ public final class PostgresStore: NotificationStore {
     }
 
     /// Fails with ``StoreError/shutDown`` once shutdown was requested.
-    func checkOpen() throws {
+    package func checkOpen() throws {
         if commitState.withLock({ $0.isShuttingDownOrClosed }) { throw StoreError.shutDown }
     }
 

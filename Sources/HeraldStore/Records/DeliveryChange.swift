@@ -41,3 +41,18 @@ public struct DeliveryChange: Hashable, Sendable {
         self.detailJSON = detailJSON
     }
 }
+
+extension DeliveryChange {
+    /// Fails with ``StoreError/invalidRecord`` unless every change can be stored: a kind of 1 to 64 lowercase letters
+    /// and `-`, and a detail that is a JSON object (each store checks the rest of the JSON as it writes it).
+    package static func checkStorable(_ changes: [DeliveryChange]) throws {
+        for change in changes {
+            guard TraceText.isValidKind(change.event.rawValue) else {
+                throw StoreError.invalidRecord.with(detail: "trace event kind \(change.event.rawValue)")
+            }
+            if let detail = change.detailJSON, !TraceText.looksLikeObject(detail) {
+                throw StoreError.invalidRecord.with(detail: "trace event detail is not a JSON object")
+            }
+        }
+    }
+}

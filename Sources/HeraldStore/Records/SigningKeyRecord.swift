@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 
 /// The environments a provider signing key may be used in.
@@ -71,5 +72,37 @@ public struct SigningKeyRecord: Hashable, Sendable {
     public func allows(topic: String) -> Bool {
         guard let topics else { return true }
         return topics.contains(topic)
+    }
+}
+
+extension SigningKeyRecord {
+    /// A key as a store keeps it: the scope's and topics' stored forms (topics as a JSON array, or `nil` for all);
+    /// fails with ``StoreError/corruptRecord`` naming the key when either cannot be read back.
+    package static func stored(
+        keyID: String,
+        teamID: String,
+        scope scopeName: String,
+        topicsJSON: String?,
+        publicKeyPEM: String,
+        createdAtMilliseconds: Int64
+    ) throws -> SigningKeyRecord {
+        guard let scope = SigningKeyScope(rawValue: scopeName) else {
+            throw StoreError.corruptRecord.with(detail: "signing_key \(keyID): environment \(scopeName)")
+        }
+        var topics: [String]?
+        if let topicsJSON {
+            guard let decoded = try? JSONDecoder().decode([String].self, from: Data(topicsJSON.utf8)) else {
+                throw StoreError.corruptRecord.with(detail: "signing_key \(keyID): topics \(topicsJSON)")
+            }
+            topics = decoded
+        }
+        return SigningKeyRecord(
+            keyID: keyID,
+            teamID: teamID,
+            scope: scope,
+            topics: topics,
+            publicKeyPEM: publicKeyPEM,
+            createdAtMilliseconds: createdAtMilliseconds
+        )
     }
 }

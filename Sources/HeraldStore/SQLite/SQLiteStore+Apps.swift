@@ -47,22 +47,7 @@ extension SQLiteStore {
 
     /// The team an app belongs to, or `nil` when none was recorded. Hot path: from memory, refreshed like the keys.
     public func appTeam(bundleID: String) throws -> String? {
-        try checkOpen()
-        let now = clock.nowMilliseconds()
-        let interval = configuration.registryRefreshIntervalMilliseconds
-        // One lock on the hot path: the team, whether a refresh is due, and whether the cache was ever filled.
-        let (cached, freshness, loaded) = registry.withLock { cache in
-            let (team, freshness) = cache.appTeam(bundleID, nowMilliseconds: now, refreshInterval: interval)
-            return (team, freshness, cache.revision != nil)
-        }
-        guard freshness == .refreshDue || !loaded else { return cached }
-        do {
-            try refreshRegistry()
-        } catch {
-            logger.debug("Registry refresh failed", metadata: ["store.error": "\(error)"])
-            return cached
-        }
-        return registry.withLock { $0.appTeams[bundleID] }
+        try cachedAppTeam(bundleID: bundleID)
     }
 
     static func appRecord(_ row: Row) throws -> AppRecord {

@@ -34,14 +34,7 @@ extension SQLiteStore {
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
-        for change in changes {
-            guard TraceText.isValidKind(change.event.rawValue) else {
-                throw StoreError.invalidRecord.with(detail: "trace event kind \(change.event.rawValue)")
-            }
-            if let detail = change.detailJSON, !TraceText.looksLikeObject(detail) {
-                throw StoreError.invalidRecord.with(detail: "trace event detail is not a JSON object")
-            }
-        }
+        try DeliveryChange.checkStorable(changes)
         try await write { db in
             let statements = try DeliveryStatements(db)
             do {

@@ -10,7 +10,7 @@ extension SQLiteStore {
     ///
     /// Returns that token's row, when asked for and found.
     @discardableResult
-    func refreshRegistry(alsoFetching tokenHex: String? = nil) throws -> RegistryCache.CachedToken? {
+    package func refreshRegistry(alsoFetching tokenHex: String? = nil) throws -> RegistryCache.CachedToken? {
         let knownRevision = registry.withLock { $0.revision }
         let snapshot: RegistrySnapshot
         do {
@@ -54,49 +54,15 @@ extension SQLiteStore {
         return snapshot.requestedToken
     }
 
-    /// The registry entry of a token, from memory when the cache is fresh; a miss reads the file.
+    /// The registry entry of a token, from memory when the cache is fresh; a miss reads the file
+    /// (``RegistryCaching/cachedLookup(_:)``).
     public func lookup(_ token: DeviceToken) throws -> TokenRecord? {
-        try checkOpen()
-        let now = clock.nowMilliseconds()
-        let interval = configuration.registryRefreshIntervalMilliseconds
-        let (cached, freshness) = registry.withLock { $0.token(token.hex, nowMilliseconds: now, refreshInterval: interval) }
-        if let cached {
-            guard freshness == .refreshDue else { return cached }
-            do {
-                try refreshRegistry()
-            } catch {
-                // A stale answer beats no answer on the hot path; the next lookup tries again.
-                logger.debug("Registry refresh failed", metadata: ["store.error": "\(error)"])
-                return cached
-            }
-            return registry.withLock { $0.tokens[token.hex]?.record } ?? cached
-        }
-        // A miss asks the file (the token may have been registered by another process just now), unless the file was
-        // asked about this token less than the refresh interval ago and did not hold it.
-        if registry.withLock({ $0.missAnswer(token.hex, nowMilliseconds: now, refreshInterval: interval) }) { return nil }
-        guard let found = try refreshRegistry(alsoFetching: token.hex) else {
-            registry.withLock { $0.recordMiss(token.hex, nowMilliseconds: now) }
-            return nil
-        }
-        return found.record
+        try cachedLookup(token)
     }
 
     /// The signing key for a JWT `kid`, from memory when the cache is fresh; a miss refreshes first.
     public func signingKey(keyID: String) throws -> SigningKeyRecord? {
-        try checkOpen()
-        let now = clock.nowMilliseconds()
-        let interval = configuration.registryRefreshIntervalMilliseconds
-        let (cached, freshness) = registry.withLock { $0.signingKey(keyID, nowMilliseconds: now, refreshInterval: interval) }
-        if let cached, freshness == .fresh { return cached }
-        do {
-            try refreshRegistry()
-        } catch {
-            guard let cached else { throw error }
-            logger.debug("Registry refresh failed", metadata: ["store.error": "\(error)"])
-            return cached
-        }
-        // Every key is cached after a refresh, so a miss now is an answer.
-        return registry.withLock { $0.signingKeys[keyID] }
+        try cachedSigningKey(keyID: keyID)
     }
 
     static func cachedToken(_ row: Row) throws -> RegistryCache.CachedToken {

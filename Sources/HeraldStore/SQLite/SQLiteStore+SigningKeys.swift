@@ -40,24 +40,11 @@ extension SQLiteStore {
     }
 
     static func signingKeyRecord(_ row: Row) throws -> SigningKeyRecord {
-        let keyID: String = try row.decode(forColumn: "key_id")
-        let scopeName: String = try row.decode(forColumn: "environment")
-        let topicsJSON: String? = try row.decode(forColumn: "topics")
-        guard let scope = SigningKeyScope(rawValue: scopeName) else {
-            throw StoreError.corruptRecord.with(detail: "signing_key \(keyID): environment \(scopeName)")
-        }
-        var topics: [String]?
-        if let topicsJSON {
-            guard let decoded = try? JSONDecoder().decode([String].self, from: Data(topicsJSON.utf8)) else {
-                throw StoreError.corruptRecord.with(detail: "signing_key \(keyID): topics \(topicsJSON)")
-            }
-            topics = decoded
-        }
-        return SigningKeyRecord(
-            keyID: keyID,
+        try SigningKeyRecord.stored(
+            keyID: try row.decode(forColumn: "key_id"),
             teamID: try row.decode(forColumn: "team_id"),
-            scope: scope,
-            topics: topics,
+            scope: try row.decode(forColumn: "environment"),
+            topicsJSON: try row.decode(forColumn: "topics"),
             publicKeyPEM: try row.decode(forColumn: "public_key_pem"),
             createdAtMilliseconds: try row.decode(forColumn: "created_at")
         )

@@ -21,7 +21,7 @@ import Synchronization
 /// not reject a reused `apns-id` (spec §A.2 only requires the UUID form), and keeping the newest matches its
 /// "the latest notification is stored" rule (spec §A.10); a reused id must never fail the other
 /// notifications committed in the same transaction.
-public final class SQLiteStore: NotificationStore {
+public final class SQLiteStore: NotificationStore, RegistryCaching {
     typealias Completion = @Sendable (Result<Int64, StoreError>) -> Void
     typealias CommitState = GroupCommitStateMachine<PendingNotification, CheckedContinuation<Void, Never>>
 
@@ -38,9 +38,12 @@ public final class SQLiteStore: NotificationStore {
     let logger: Logger
     let commitState: Mutex<CommitState>
     let commitStatistics = Mutex(GroupCommitStatistics())
-    let registry = Mutex(RegistryCache())
+    package let registry = Mutex(RegistryCache())
     /// The disk budget in pages, `nil` without one.
     public let budget: StoreBudget?
+    package var registryClock: any WallClock { clock }
+    package var registryRefreshIntervalMilliseconds: Int64 { configuration.registryRefreshIntervalMilliseconds }
+    package var registryLogger: Logger { logger }
 
     /// Opens (creating when needed) the database in `configuration.dataDirectory` and migrates it.
     ///
@@ -172,7 +175,7 @@ public final class SQLiteStore: NotificationStore {
     }
 
     /// Fails with ``StoreError/shutDown`` once shutdown was requested.
-    func checkOpen() throws {
+    package func checkOpen() throws {
         if commitState.withLock({ $0.isShuttingDownOrClosed }) { throw StoreError.shutDown }
     }
 
