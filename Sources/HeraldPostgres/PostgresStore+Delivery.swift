@@ -26,6 +26,11 @@ extension PostgresStore {
     /// moves it; a change with a sequence moves only that row's state (a row replaced by a reused `apns-id` keeps its
     /// newer notification's state). A kind that is not lowercase letters and `-`, or a detail that is not a JSON
     /// object, fails the whole batch.
+    ///
+    /// An event is kept when a notification holds its `apns-id` (a change naming a sequence whose row a reused `apns-id`
+    /// replaced joins the newer row's trace). The test is one index probe per change (`LATERAL … LIMIT 1`): written as
+    /// `EXISTS … OR EXISTS …`, PostgreSQL hashed the whole `apns_id` index for every batch, and the journal's batches
+    /// took up to 1.3 s with 130k rows stored (bench/cluster/results-2026-11-27.md).
     public func record(_ changes: [DeliveryChange]) async throws {
         try checkOpen()
         guard !changes.isEmpty else { return }
@@ -55,9 +60,8 @@ extension PostgresStore {
                 RETURNING n.seq
             )
             INSERT INTO trace_event (apns_id, at, kind, detail)
-            SELECT c.k, c.at, c.kind, CASE WHEN c.hd THEN c.d::json END FROM c
-            WHERE EXISTS (SELECT 1 FROM notification AS n WHERE n.apns_id = c.k)
-                OR EXISTS (SELECT 1 FROM notification AS n WHERE c.s <> -1 AND n.seq = c.s)
+            SELECT c.k, c.at, c.kind, CASE WHEN c.hd THEN c.d::json END
+            FROM c CROSS JOIN LATERAL (SELECT 1 FROM notification AS n WHERE n.apns_id = c.k LIMIT 1) AS held
             ORDER BY c.ord
             """
         try await withConnection { connection in
