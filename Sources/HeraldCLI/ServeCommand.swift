@@ -118,6 +118,18 @@ struct ServeCommand: AsyncParsableCommand {
     var maxStoreMB: Int64 = 1024
 
     @Flag(
+        name: .customLong("cluster"),
+        help: "Run as one node of several on the --database they share (docs/cluster.md): devices and providers may use any node."
+    )
+    var cluster = false
+
+    @Option(
+        name: .customLong("node-id"),
+        help: "This node's id in a --cluster: 1 to 48 letters, digits, '.', '_', ':' or '-' (default: host name and provider port)."
+    )
+    var nodeID: String?
+
+    @Flag(
         name: .customLong("development-key"),
         inversion: .prefixedNo,
         help: "On a data directory without any signing key, make one for development, kept in <data-dir>/keys where `herald send` finds it."
@@ -197,7 +209,28 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIFailure("--database: \(error.detail ?? "\(error)")")
             }
         }
+        if cluster {
+            guard configuration.database != nil else {
+                throw CLIFailure("--cluster needs --database (or HERALD_DATABASE_URL): the nodes of a cluster share one PostgreSQL database")
+            }
+            let id = nodeID ?? Self.defaultNodeID(port: tlsPort > 0 ? tlsPort : cleartextPort)
+            do {
+                configuration.database?.cluster = try PostgresStore.Configuration.Cluster(nodeID: id)
+            } catch let error as StoreError {
+                throw CLIFailure("--node-id: \(error.detail ?? "\(error)")")
+            }
+        } else if nodeID != nil {
+            throw CLIFailure("--node-id needs --cluster")
+        }
         return configuration
+    }
+
+    /// A node id made of the host name and the provider port (the process id when the port is chosen at start).
+    static func defaultNodeID(port: Int) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+        let host = String(ProcessInfo.processInfo.hostName.filter { allowed.contains($0) }.prefix(36))
+        let suffix = port > 0 ? "\(port)" : "pid\(ProcessInfo.processInfo.processIdentifier)"
+        return (host.isEmpty ? "herald" : host) + ":" + suffix
     }
 
     /// The rules of a `--faults` file; throws a ``CLIFailure`` naming the file and what is wrong.
@@ -271,7 +304,10 @@ struct ServeCommand: AsyncParsableCommand {
             let tokenQuery = apiToken.map { "?token=\($0)" } ?? ""
             let tokenNote = apiToken == nil ? "" : " (needs the API token: authorization: Bearer …)"
             let dataPath = data.url.standardizedFileURL.path
-            let storeSummary = configuration.database.map { "store: PostgreSQL \($0.redactedDescription)" } ?? "SQLite"
+            let storeSummary =
+                configuration.database.map { database in
+                    "store: PostgreSQL \(database.redactedDescription)" + (database.cluster.map { ", cluster node \($0.nodeID)" } ?? "")
+                } ?? "SQLite"
             let trust = tlsSummary
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }

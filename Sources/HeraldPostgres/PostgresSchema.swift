@@ -28,7 +28,7 @@ enum PostgresSchema {
         """
 
     /// Every migration, oldest first.
-    static let migrations: [Migration] = [initial]
+    static let migrations: [Migration] = [initial, cluster]
 
     /// `0001-initial`: the registry (keys, apps, devices, tokens), notifications and their traces, channels.
     static let initial = Migration(
@@ -199,6 +199,33 @@ enum PostgresSchema {
                 payload bytea NOT NULL CHECK (octet_length(payload) <= 5120)
             )
             """,
+        ]
+    )
+
+    /// `0002-cluster`: the nodes of a cluster and the route of each connected token (docs/cluster.md).
+    ///
+    /// A node is alive while its `heartbeat_at` (the database's clock, so that nodes' clocks need not agree) is younger
+    /// than the lease. A route says which node holds a token's device link; a route of a node that is not alive counts
+    /// as none. Neither table is referenced by the others: a route may name a node that has not written its first
+    /// heartbeat yet.
+    static let cluster = Migration(
+        name: "0002-cluster",
+        statements: [
+            """
+            CREATE TABLE node (
+                id text PRIMARY KEY CHECK (id ~ '^[A-Za-z0-9._:-]{1,48}$'),
+                started_at timestamptz NOT NULL DEFAULT now(),
+                heartbeat_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE token_route (
+                token text PRIMARY KEY REFERENCES device_token (token),
+                node_id text NOT NULL CHECK (char_length(node_id) BETWEEN 1 AND 48),
+                since timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX token_route_by_node ON token_route (node_id)",
         ]
     )
 }

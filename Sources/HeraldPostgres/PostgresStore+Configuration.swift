@@ -26,6 +26,49 @@ extension PostgresStore {
         public var operationTimeout: Duration = .seconds(10)
         /// How long opening a connection may take. Default 5 s.
         public var connectTimeout: Duration = .seconds(5)
+        /// Set for a node of a cluster (`herald serve --cluster`, docs/cluster.md): its id and lease. `nil`: a single
+        /// node, which keeps no routes and hands nothing off.
+        public var cluster: Cluster?
+
+        /// A cluster node's settings.
+        public struct Cluster: Sendable, Hashable {
+            /// The node's id: 1 to 48 letters, digits, `.`, `_`, `:` and `-` (`host:port` by default).
+            public var nodeID: String
+            /// How long a node counts as alive after its last heartbeat; its routes count as none afterwards.
+            /// Default 5 s (a heartbeat every second).
+            public var lease: Duration = .seconds(5)
+
+            /// Settings for the node `nodeID`; fails with ``StoreError/invalidRecord`` when the id is not of the form
+            /// above.
+            public init(nodeID: String) throws {
+                guard Self.isValidNodeID(nodeID) else {
+                    throw StoreError.invalidRecord.with(detail: "node id \"\(nodeID)\": 1 to 48 letters, digits, '.', '_', ':' or '-'")
+                }
+                self.nodeID = nodeID
+            }
+
+            /// Whether `text` is a node id.
+            public static func isValidNodeID(_ text: String) -> Bool {
+                (1...48).contains(text.utf8.count)
+                    && text.utf8.allSatisfy { byte in
+                        switch byte {
+                        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                            true
+                        case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"): true
+                        default: false
+                        }
+                    }
+            }
+
+            /// The channel other nodes `NOTIFY` with the sequences they committed for this node's tokens.
+            var channel: String { "herald:" + nodeID }
+
+            /// The lease in whole milliseconds.
+            var leaseMilliseconds: Int64 {
+                let (seconds, attoseconds) = lease.components
+                return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+            }
+        }
 
         /// A configuration with the defaults for a database URL:
         /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require][&host=/socket/dir]`.

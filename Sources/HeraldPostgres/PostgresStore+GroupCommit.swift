@@ -47,8 +47,14 @@ extension PostgresStore {
     func commit(_ batch: [PendingNotification]) async -> [Result<Int64, StoreError>] {
         let notifications = batch.map(\.notification)
         do {
+            let cluster = configuration.cluster
             return try await withTransaction(checkingOpen: false) { connection in
-                try await self.insert(notifications, on: connection)
+                let results = try await self.insert(notifications, on: connection)
+                if let cluster {
+                    // In the same transaction: a hand-off is sent if and only if the batch commits.
+                    try await self.handOff(results.compactMap { try? $0.get() }, cluster: cluster, on: connection)
+                }
+                return results
             }
         } catch {
             let failure = Self.storeError(error)

@@ -50,6 +50,8 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
     private let clientTask: Task<Void, Never>
     private let writerTask = Mutex<Task<Void, Never>?>(nil)
     let writerWakeups: AsyncStream<Void>.Continuation
+    /// A cluster node's hand-off listeners and first heartbeat (PostgresStore+Cluster.swift).
+    let clusterState = Mutex(ClusterState())
     private let wakeups: AsyncStream<Void>
 
     private init(configuration: Configuration, clock: any WallClock, logger: Logger) throws {
@@ -162,6 +164,7 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
         // The writer has stopped (shutdown waited for it to drain the queue): end its loop, then the pool.
         writerWakeups.finish()
         await writerTask.withLock { $0 }?.value
+        await closeCluster()
         clientTask.cancel()
         await clientTask.value
         await registryConnection.close()

@@ -50,7 +50,17 @@ public struct HeraldServer: Sendable {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         let store: any NotificationStore
         if let database = configuration.database {
-            store = try await PostgresStore.open(configuration: database, clock: configuration.clock, logger: logger)
+            let postgres = try await PostgresStore.open(configuration: database, clock: configuration.clock, logger: logger)
+            if database.cluster != nil {
+                // Before any device connects here: the first heartbeat drops the routes a previous run of this node left.
+                do {
+                    try await postgres.heartbeat()
+                } catch {
+                    await postgres.shutdown()
+                    throw error
+                }
+            }
+            store = postgres
         } else {
             store = try SQLiteStore(configuration: configuration.store, clock: configuration.clock, logger: logger)
         }
@@ -84,10 +94,12 @@ public struct HeraldServer: Sendable {
             clock: configuration.clock,
             metrics: DeliveryMetrics(registry: metrics),
             onTraceRecorded: { console.traceRecorded($0, event: $1.rawValue) },
+            cluster: configuration.database?.cluster == nil ? nil : store as? any ClusterStore,
             logger: logger
         )
-        // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here.
-        try await engine.restore()
+        // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here. A cluster node
+        // restores nothing: what waits is read when its device connects, on whichever node (docs/cluster.md).
+        if configuration.database?.cluster == nil { try await engine.restore() }
 
         let faults = FaultTable(log: FaultLog(onRecorded: { console.traceRecorded($0, event: "fault") }))
         for rule in configuration.faults { try faults.add(rule) }

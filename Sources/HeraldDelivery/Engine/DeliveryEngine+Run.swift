@@ -17,6 +17,7 @@ extension DeliveryEngine {
             group.addTask { await self.writeJournal(journal) }
             await withTaskGroup(of: Void.self) { ticker in
                 ticker.addTask { await self.tickUntilCancelled() }
+                if let cluster { runCluster(cluster, in: &ticker) }
                 await withGracefulShutdownHandler {
                     await self.processEvents(journal)
                 } onGracefulShutdown: {
@@ -24,6 +25,10 @@ extension DeliveryEngine {
                     self.eventInput.finish()
                 }
                 ticker.cancelAll()
+            }
+            if let cluster {
+                clusterOpsInput.finish()
+                await leaveCluster(cluster)
             }
             journal.finish()
             await group.waitForAll()
@@ -36,7 +41,9 @@ extension DeliveryEngine {
 
     /// The event loop: the only place the state machine lives.
     private func processEvents(_ journal: DeliveryJournal) async {
-        var machine = DeliveryStateMachine(policy: configuration.policy)
+        var machine = DeliveryStateMachine(policy: configuration.policy, nodeID: cluster?.nodeID)
+        // A cluster node's finished sequences whose change may not be in the store yet (docs/cluster.md).
+        var finished = RecentlyFinished()
         for await event in events {
             let now = clock.nowMilliseconds()
             let actions: [DeliveryStateMachine.Action]
@@ -53,14 +60,34 @@ extension DeliveryEngine {
                 }
                 actions = machine.sessionOpened(session, tokens: tokens, now: now)
                 publishSessions(of: session.deviceID, machine)
+                if cluster != nil {
+                    let held = tokens.filter { machine.owner(of: $0) == session.id }
+                    if !held.isEmpty { clusterOpsInput.yield(.claim(held, atConnection: true)) }
+                }
             case .tokenRegistered(let token, let session):
                 actions = machine.tokenRegistered(token, session: session, now: now)
-            case .tokenUnregistered(let token, _):
+                if cluster != nil, machine.owner(of: token) == session { clusterOpsInput.yield(.claim([token], atConnection: true)) }
+            case .tokenUnregistered(let token, let at):
                 actions = machine.tokenUnregistered(token, now: now)
+                if cluster != nil {
+                    clusterOpsInput.yield(.release([token]))
+                    clusterOpsInput.yield(.discardUnrouted(token, atMilliseconds: at))
+                }
             case .sessionClosed(let session):
                 let deviceID = machine.deviceID(of: session)
+                let tokens = machine.tokens(of: session)
                 actions = machine.sessionClosed(session, now: now)
                 if let deviceID { publishSessions(of: deviceID, machine) }
+                if cluster != nil {
+                    let released = tokens.filter { !machine.isOnline($0) }
+                    if !released.isEmpty { clusterOpsInput.yield(.release(released)) }
+                }
+            case .adopted(let rows, let atConnection):
+                actions = machine.adopt(rows.filter { !finished.contains($0.sequence) }, atConnection: atConnection, now: now)
+            case .retryRoutes(let tokens, let claim):
+                let still = tokens.filter { machine.isOnline($0) == claim }
+                if !still.isEmpty { clusterOpsInput.yield(claim ? .claim(still, atConnection: true) : .release(still)) }
+                continue
             case .acknowledged(let id, let session):
                 actions = machine.acknowledged(id, session: session, now: now)
             case .reported(let report, let session):
@@ -69,6 +96,9 @@ extension DeliveryEngine {
                 actions = machine.restore(notifications, now: now)
             case .tick:
                 actions = machine.tick(now: now)
+                if cluster != nil {
+                    finished.forget(writtenThrough: journal.writtenCount, before: now - Self.finishedMemoryMilliseconds)
+                }
             case .discardAll(let reason, let counted):
                 actions = machine.discardAll(reason: reason, now: now)
                 // The fault rules' offline windows end with what they held back.
@@ -78,7 +108,7 @@ extension DeliveryEngine {
                 if !waitForJournal || journal.addBarrier(id) { resumeIdleWaiters([id]) }
                 continue
             }
-            perform(actions, journal)
+            perform(actions, journal, finished: &finished, now: now)
             let counts = DeliveryCounts(pending: machine.unsentCount, outstanding: machine.outstandingCount)
             snapshot.withLock { $0.counts = counts }
             metrics.pending.set(to: Double(counts.pending))
@@ -86,7 +116,9 @@ extension DeliveryEngine {
         }
     }
 
-    private func perform(_ actions: [DeliveryStateMachine.Action], _ journal: DeliveryJournal) {
+    /// Sends, refuses and records what the machine said; a cluster node also remembers the sequences it finished
+    /// (`finished`) until their changes are written.
+    private func perform(_ actions: [DeliveryStateMachine.Action], _ journal: DeliveryJournal, finished: inout RecentlyFinished, now: Int64) {
         var changes: [DeliveryChange] = []
         for action in actions {
             switch action {
@@ -105,6 +137,12 @@ extension DeliveryEngine {
         }
         guard !changes.isEmpty else { return }
         metrics.journalBacklog.set(to: Double(journal.append(changes)))
+        if cluster != nil {
+            let mark = journal.appendedCount
+            for change in changes where change.newState != nil {
+                if let sequence = change.sequence { finished.insert(sequence, journalMark: mark, finishedAt: now) }
+            }
+        }
     }
 
     /// Closes a session a fault rule took offline, with an `error` frame saying until when.

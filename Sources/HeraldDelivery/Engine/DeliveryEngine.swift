@@ -36,6 +36,14 @@ public final class DeliveryEngine: Service, Sendable {
         /// The longest wait between two attempts at a failed write.
         public var maximumJournalRetryDelay: Duration = .seconds(5)
 
+        /// A cluster node (docs/cluster.md): how often it reads what waits in the shared store for its devices (the
+        /// sweep that finds what a hand-off missed).
+        public var sweepInterval: Duration = .milliseconds(250)
+        /// A cluster node: how often it renews its lease.
+        public var heartbeatInterval: Duration = .seconds(1)
+        /// A cluster node: how long it waits before trying a failed route write again.
+        public var routeRetryDelay: Duration = .seconds(1)
+
         /// The default configuration.
         public init() {}
     }
@@ -54,6 +62,11 @@ public final class DeliveryEngine: Service, Sendable {
         case tick
         /// Resume idle waiter `id` once everything queued before it is processed (and, if asked, written).
         case barrier(UInt64, waitForJournal: Bool)
+        /// A cluster node read these rows from the shared store (docs/cluster.md).
+        case adopted([StoredNotification], atConnection: Bool)
+        /// A cluster node's route write failed: write the routes again of those tokens still held (`claim`) or no
+        /// longer held (`release`) here.
+        case retryRoutes([DeviceToken], claim: Bool)
     }
 
     let configuration: Configuration
@@ -72,6 +85,11 @@ public final class DeliveryEngine: Service, Sendable {
     /// when a device says hello (``offlineWindow(for:)``).
     let offlineWindows = Mutex(OfflineWindows())
     let onTraceRecorded: (@Sendable (NotificationID, TraceEventKind) -> Void)?
+    /// The shared store of a cluster node, `nil` on a single node (docs/cluster.md).
+    let cluster: (any ClusterStore)?
+    /// Route writes, in the order the event loop decided them, for the cluster worker.
+    let clusterOps: AsyncStream<ClusterOperation>
+    let clusterOpsInput: AsyncStream<ClusterOperation>.Continuation
 
     /// Creates an engine; nothing is read or sent until ``restore()`` and ``run()``.
     ///
@@ -80,6 +98,9 @@ public final class DeliveryEngine: Service, Sendable {
     ///   - tickClock: the clock the engine sleeps on between ticks and between attempts at a failed write.
     ///   - metrics: where deliveries, waiting notifications, connected devices and the delivery latency are
     ///     counted (docs/metrics.md); by default a registry of the engine's own that nothing reads.
+    ///   - cluster: the shared store of a cluster node (`herald serve --cluster`, docs/cluster.md): the engine then holds
+    ///     only what its connected devices take, writes their routes, and takes what other nodes hand off; ``restore()``
+    ///     is not called.
     ///   - onTraceRecorded: told of each trace event once it is in the store (and of `accepted` when the engine
     ///     hears of a committed notification), from the engine's tasks; must return quickly (the web console's
     ///     live updates).
@@ -90,9 +111,12 @@ public final class DeliveryEngine: Service, Sendable {
         tickClock: any Clock<Duration> = ContinuousClock(),
         metrics: DeliveryMetrics = DeliveryMetrics(registry: PrometheusCollectorRegistry()),
         onTraceRecorded: (@Sendable (NotificationID, TraceEventKind) -> Void)? = nil,
+        cluster: (any ClusterStore)? = nil,
         logger: Logger
     ) {
         self.onTraceRecorded = onTraceRecorded
+        self.cluster = cluster
+        (clusterOps, clusterOpsInput) = AsyncStream.makeStream(of: ClusterOperation.self)
         self.store = store
         self.metrics = metrics
         self.configuration = configuration

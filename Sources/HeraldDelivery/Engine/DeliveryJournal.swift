@@ -98,6 +98,12 @@ final class DeliveryJournal: Sendable {
         }
     }
 
+    /// Changes appended since the start.
+    var appendedCount: Int { state.withLock { $0.appended } }
+
+    /// Changes written (or given up) since the start.
+    var writtenCount: Int { state.withLock { $0.written } }
+
     /// Changes appended and not yet written (or given up): the queue plus the batch being written.
     var backlog: Int {
         state.withLock { $0.appended - $0.written }

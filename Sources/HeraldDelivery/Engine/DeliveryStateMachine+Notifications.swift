@@ -30,6 +30,9 @@ extension DeliveryStateMachine {
             disconnectDevice(holding: notification.token, window, now: now, into: &actions)
         }
         let owner = owners[notification.token]
+        // A cluster node keeps only what its devices take: the shared store keeps the rest (and traced it `stored`),
+        // for the node the device connects to.
+        if clusterMode, owner == nil { return actions }
         let deadline = expiryDeadline(of: notification)
         // Why: `0` means "no storage and a single attempt" (spec §A.2, §A.10).
         if deadline == nil, owner == nil {
@@ -133,7 +136,7 @@ extension DeliveryStateMachine {
     ) {
         guard let entry = entries[key] else { return }
         let detail = TraceDetail.object([
-            "attempt": .int(Int64(entry.attempts)), "session": .string(session.id.description), "device": .string(session.deviceID),
+            "attempt": .int(Int64(entry.attempts)), "session": .string(session.id.description), "device": .string(session.deviceID), "node": nodeID.map { .string($0) },
             "fault": held.map { _ in TraceDetail.Value.string(entry.fault?.ruleID ?? "") },
             "receivedAt": held.map { TraceDetail.Value.int($0.receivedAt) }, "heldMs": held.map { TraceDetail.Value.int(now - $0.receivedAt) },
         ])

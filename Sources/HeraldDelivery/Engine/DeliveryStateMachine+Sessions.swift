@@ -46,6 +46,7 @@ extension DeliveryStateMachine {
             }
         }
         deliverPending(for: moved, now: now, into: &actions)
+        if clusterMode { dropOffline(Array(closed.tokens)) }
         return actions
     }
 

@@ -130,12 +130,25 @@ struct DeliveryStateMachine {
     /// (rule 13). What `herald_notifications_pending` reports.
     var unsentCount: Int { pendingCount + successors.count }
 
-    init(policy: DeliveryPolicy) {
+    /// The node's id when the machine is a cluster node's (docs/cluster.md): a notification for a token no session
+    /// here holds is left to the shared store (it is not kept in memory, and the store traced it), a closed session's
+    /// tokens are forgotten, and `sent` and `acknowledged` name the node (session ids are a node's own).
+    let nodeID: String?
+    var clusterMode: Bool { nodeID != nil }
+
+    init(policy: DeliveryPolicy, nodeID: String? = nil) {
         self.policy = policy
+        self.nodeID = nodeID
     }
 
     /// Whether a session holds the token (the token is "online").
     func isOnline(_ token: DeviceToken) -> Bool { owners[token] != nil }
+
+    /// The session a token is delivered on, if any.
+    func owner(of token: DeviceToken) -> DeviceSessionID? { owners[token] }
+
+    /// The tokens an open session holds.
+    func tokens(of id: DeviceSessionID) -> [DeviceToken] { sessions[id]?.tokens.sorted { $0.hex < $1.hex } ?? [] }
 
     /// The number of open sessions of a device.
     func sessionCount(deviceID: String) -> Int { deviceSessions[deviceID]?.count ?? 0 }
@@ -266,11 +279,11 @@ struct DeliveryStateMachine {
         let detail =
             burst
             ? TraceDetail.object([
-                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
+                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID), "node": nodeID.map { .string($0) },
                 "reason": .string("low-priority-burst"), "heldMs": .int(max(0, now - entry.notification.acceptedAtMilliseconds)),
             ])
             : TraceDetail.object([
-                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
+                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID), "node": nodeID.map { .string($0) },
             ])
         actions.append(
             .record(

@@ -1,0 +1,122 @@
+import HeraldCore
+import HeraldStore
+import Logging
+
+/// A route write a cluster node's event loop decided; the cluster worker performs them one at a time, in order
+/// (docs/cluster.md).
+enum ClusterOperation: Sendable {
+    /// A session here holds these tokens: write their routes, then take what waits for them.
+    case claim([DeviceToken], atConnection: Bool)
+    /// No session here holds these tokens any more.
+    case release([DeviceToken])
+    /// The token was unregistered: what no live node holds is discarded in the store.
+    case discardUnrouted(DeviceToken, atMilliseconds: Int64)
+}
+
+extension DeliveryEngine {
+    /// How long a finished sequence is remembered after its change was written (``RecentlyFinished``).
+    static let finishedMemoryMilliseconds: Int64 = 30_000
+
+    /// The cluster node's tasks, run beside the event loop until cancelled: the route writer, the sweep, the
+    /// heartbeat and the hand-off listener.
+    func runCluster(_ cluster: any ClusterStore, in group: inout TaskGroup<Void>) {
+        group.addTask { await self.writeRoutes(cluster) }
+        group.addTask { await self.sweep(cluster) }
+        group.addTask { await self.beat(cluster) }
+        group.addTask { await self.takeHandOffs(cluster) }
+    }
+
+    /// Performs route writes in the order they were decided; a failed one is tried again through the event loop, for
+    /// the tokens that are still (or no longer) held here by then.
+    private func writeRoutes(_ cluster: any ClusterStore) async {
+        for await operation in clusterOps {
+            do {
+                switch operation {
+                case .claim(let tokens, let atConnection):
+                    let rows = try await cluster.claimRoutes(tokens)
+                    eventInput.yield(.adopted(rows, atConnection: atConnection))
+                case .release(let tokens):
+                    try await cluster.releaseRoutes(tokens)
+                case .discardUnrouted(let token, let at):
+                    let count = try await cluster.discardUnrouted(token: token, atMilliseconds: at)
+                    if count > 0 { logger.debug("discarded what waited for an unregistered token", metadata: ["delivery.count": "\(count)"]) }
+                }
+            } catch {
+                // At shutdown: the node leaves the cluster next, which removes all its routes.
+                if Task.isCancelled { return }
+                logger.info("cluster route write failed; trying again", metadata: ["delivery.error": "\(error)"])
+                switch operation {
+                case .claim(let tokens, _): retryLater(tokens, claim: true)
+                case .release(let tokens): retryLater(tokens, claim: false)
+                case .discardUnrouted: break
+                }
+            }
+        }
+    }
+
+    private func retryLater(_ tokens: [DeviceToken], claim: Bool) {
+        let delay = configuration.routeRetryDelay
+        let clock = tickClock
+        let input = eventInput
+        Task {
+            try? await clock.sleep(for: delay)
+            input.yield(.retryRoutes(tokens, claim: claim))
+        }
+    }
+
+    /// Reads what waits in the store for the tokens routed here, every sweep interval: a notification committed on
+    /// another node while its device's route was being written here was handed off to no one.
+    private func sweep(_ cluster: any ClusterStore) async {
+        while true {
+            do {
+                try await tickClock.sleep(for: configuration.sweepInterval)
+            } catch {
+                return
+            }
+            do {
+                let rows = try await cluster.storedForRoutedTokens()
+                if !rows.isEmpty { eventInput.yield(.adopted(rows, atConnection: false)) }
+            } catch {
+                logger.debug("cluster sweep failed", metadata: ["delivery.error": "\(error)"])
+            }
+        }
+    }
+
+    /// Renews this node's lease every heartbeat interval.
+    private func beat(_ cluster: any ClusterStore) async {
+        while true {
+            do {
+                try await tickClock.sleep(for: configuration.heartbeatInterval)
+            } catch {
+                return
+            }
+            do {
+                try await cluster.heartbeat()
+            } catch {
+                logger.info("cluster heartbeat failed", metadata: ["delivery.error": "\(error)"])
+            }
+        }
+    }
+
+    /// Takes the notifications other nodes hand off to this one.
+    private func takeHandOffs(_ cluster: any ClusterStore) async {
+        for await sequences in cluster.handOffs() {
+            do {
+                let rows = try await cluster.storedNotifications(sequences: sequences)
+                if !rows.isEmpty { eventInput.yield(.adopted(rows, atConnection: false)) }
+            } catch {
+                // The sweep finds them.
+                logger.debug("reading handed-off notifications failed", metadata: ["delivery.error": "\(error)"])
+            }
+        }
+    }
+
+    /// Stops being a node: the routes go and the lease ends (at shutdown, after the event loop).
+    func leaveCluster(_ cluster: any ClusterStore) async {
+        do {
+            try await cluster.leave()
+        } catch {
+            logger.info("leaving the cluster failed; the lease ends by itself", metadata: ["delivery.error": "\(error)"])
+        }
+    }
+}

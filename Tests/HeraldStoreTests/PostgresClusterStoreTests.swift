@@ -1,0 +1,187 @@
+import Foundation
+import HeraldCore
+import HeraldPostgres
+import HeraldStore
+import HeraldTestSupport
+import HeraldTestTiers
+import Synchronization
+import Testing
+
+/// The cluster part of the PostgreSQL store (docs/cluster.md): routes, hand-offs inside group commit, what waits.
+@Suite("PostgreSQL store: cluster routes and hand-offs", .tier(.process))
+struct PostgresClusterStoreTests {
+    /// Two nodes, "a" and "b", on one new database; both have written a heartbeat.
+    func withTwoNodes(_ body: (PostgresStore, PostgresStore, String) async throws -> Void) async throws {
+        let url = try PostgresTestServer.createDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        var configuration = try PostgresStore.Configuration(url: url)
+        configuration.cluster = try .init(nodeID: "a")
+        let a = try await PostgresStore.open(configuration: configuration)
+        configuration.cluster = try .init(nodeID: "b")
+        let b = try await PostgresStore.open(configuration: configuration)
+        do {
+            try await a.heartbeat()
+            try await b.heartbeat()
+            try await body(a, b, url)
+        } catch {
+            await a.shutdown()
+            await b.shutdown()
+            throw error
+        }
+        await a.shutdown()
+        await b.shutdown()
+    }
+
+    func register(_ store: PostgresStore) async throws -> DeviceToken {
+        try await store.registerToken(DeviceToken.random(), bundleID: "com.example.app", environment: .sandbox, deviceID: nil).token
+    }
+
+    @Test("A node id is 1 to 48 letters, digits, '.', '_', ':' or '-'")
+    func nodeIDs() throws {
+        for good in ["a", "host-1.example:2195", String(repeating: "n", count: 48)] {
+            #expect(try PostgresStore.Configuration.Cluster(nodeID: good).nodeID == good)
+        }
+        for bad in ["", String(repeating: "n", count: 49), "a b", "node\"", "ünïcode"] {
+            #expect(throws: StoreError.invalidRecord) { try PostgresStore.Configuration.Cluster(nodeID: bad) }
+        }
+    }
+
+    @Test("Committed on A for a token routed to B: B is handed the sequences, in commit order, and reads the rows")
+    func handOff() async throws {
+        try await withTwoNodes { a, b, _ in
+            let token = try await register(a)
+            let handOffs = b.handOffs()
+            let received = Mutex<[Int64]>([])
+            let listener = Task { for await sequences in handOffs { received.withLock { $0 += sequences } } }
+            defer { listener.cancel() }
+            #expect(try await b.claimRoutes([token]).isEmpty)
+            // The listener may start after the first commits: commit until a hand-off arrives, as a provider would.
+            var sequences: [Int64] = []
+            for index in 0..<100 where received.withLock({ $0.isEmpty }) {
+                sequences.append(try await a.accept(makeNotification(token: token, body: "to b \(index)")))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let listening = received.withLock { $0 }
+            #expect(!listening.isEmpty && listening.allSatisfy(sequences.contains))
+            // From now on every commit is handed off, in commit order.
+            var later: [Int64] = []
+            for index in 0..<3 { later.append(try await a.accept(makeNotification(token: token, body: "later \(index)"))) }
+            for _ in 0..<100 where !Set(later).isSubset(of: received.withLock({ Set($0) })) { try await Task.sleep(for: .milliseconds(50)) }
+            let handed = received.withLock { $0 }
+            #expect(Array(handed.suffix(3)) == later, "\(handed)")
+            let first = later
+            let rows = try await b.storedNotifications(sequences: first)
+            #expect(rows.map(\.sequence) == first)
+            #expect(rows.allSatisfy { $0.notification.token == token })
+            // Routed: A traced nothing beyond `accepted` (B's engine traces what it does).
+            let trace = try await a.trace(try #require(rows.first).notification.id)
+            #expect(trace.map(\.kind) == [.accepted])
+        }
+    }
+
+    @Test("Committed for a token no live node holds: traced stored (device-offline); apns-expiration 0 is expired at once")
+    func unrouted() async throws {
+        try await withTwoNodes { a, _, _ in
+            let token = try await register(a)
+            let kept = makeNotification(token: token)
+            var zero = makeNotification(token: token)
+            zero.expiration = 0
+            var dated = makeNotification(token: token)
+            dated.expiration = 1_900_000_000
+            _ = try await a.accept(kept)
+            _ = try await a.accept(zero)
+            _ = try await a.accept(dated)
+            let keptTrace = try await a.trace(kept.id)
+            #expect(keptTrace.map(\.kind) == [.accepted, .stored])
+            #expect(keptTrace.last?.detailJSON == #"{"reason":"device-offline"}"#)
+            #expect(try await a.trace(dated.id).last?.detailJSON == #"{"reason":"device-offline","expiresAt":1900000000000}"#)
+            #expect(try await a.notification(zero.id)?.state == .expired)
+            #expect(try await a.trace(zero.id).last?.detailJSON == #"{"reason":"expiration-zero-offline"}"#)
+            #expect(try await a.notification(kept.id)?.state == .stored)
+        }
+    }
+
+    @Test("Claiming routes returns what waits for the tokens, oldest first; the sweep reads what waits for the node's tokens")
+    func claimAndSweep() async throws {
+        try await withTwoNodes { a, b, _ in
+            let token = try await register(a)
+            let other = try await register(a)
+            let first = try await a.accept(makeNotification(token: token, body: "1"))
+            let second = try await a.accept(makeNotification(token: token, body: "2"))
+            _ = try await a.accept(makeNotification(token: other, body: "elsewhere"))
+            #expect(try await b.claimRoutes([token, token]).map(\.sequence) == [first, second])
+            #expect(try await b.storedForRoutedTokens().map(\.sequence) == [first, second])
+            #expect(try await a.storedForRoutedTokens().isEmpty)
+            // A takes the token over (the device moved): B's release does not remove A's route.
+            _ = try await a.claimRoutes([token])
+            try await b.releaseRoutes([token])
+            #expect(try await a.storedForRoutedTokens().map(\.sequence) == [first, second])
+            #expect(try await b.storedForRoutedTokens().isEmpty)
+            try await a.releaseRoutes([token])
+            #expect(try await a.storedForRoutedTokens().isEmpty)
+        }
+    }
+
+    @Test("A node that left (or whose lease ran out) holds nothing: what is committed for its tokens is stored")
+    func leaseAndLeave() async throws {
+        try await withTwoNodes { a, b, url in
+            let token = try await register(a)
+            _ = try await b.claimRoutes([token])
+            try await b.leave()
+            let afterLeave = makeNotification(token: token)
+            _ = try await a.accept(afterLeave)
+            #expect(try await a.trace(afterLeave.id).map(\.kind) == [.accepted, .stored])
+            #expect(try await b.storedForRoutedTokens().isEmpty, "leaving removed the routes")
+
+            // A lease that ran out: the route is there, the heartbeat is old.
+            _ = try await b.claimRoutes([token])
+            try psql(url, "UPDATE node SET heartbeat_at = now() - interval '1 minute' WHERE id = 'b'")
+            let afterLease = makeNotification(token: token)
+            _ = try await a.accept(afterLease)
+            #expect(try await a.trace(afterLease.id).map(\.kind) == [.accepted, .stored])
+            // Its heartbeat makes it alive again.
+            try await b.heartbeat()
+            let alive = makeNotification(token: token)
+            _ = try await a.accept(alive)
+            #expect(try await a.trace(alive.id).map(\.kind) == [.accepted])
+        }
+    }
+
+    @Test("A node's first heartbeat drops the routes a previous run of it left")
+    func restartDropsStaleRoutes() async throws {
+        try await withTwoNodes { a, _, url in
+            let token = try await register(a)
+            _ = try await a.claimRoutes([token])
+            _ = try await a.accept(makeNotification(token: token))
+            #expect(try await a.storedForRoutedTokens().count == 1)
+            var configuration = try PostgresStore.Configuration(url: url)
+            configuration.cluster = try .init(nodeID: "a")
+            let restarted = try await PostgresStore.open(configuration: configuration)
+            try await restarted.heartbeat()
+            #expect(try await restarted.storedForRoutedTokens().isEmpty)
+            await restarted.shutdown()
+        }
+    }
+
+    @Test("An unregistered token's waiting notifications are discarded unless a live node holds the token")
+    func discardUnrouted() async throws {
+        try await withTwoNodes { a, b, _ in
+            let token = try await register(a)
+            let waiting = makeNotification(token: token)
+            _ = try await a.accept(waiting)
+            _ = try await b.claimRoutes([token])
+            #expect(try await a.discardUnrouted(token: token, atMilliseconds: 1_700_000_000_500) == 0, "B holds it")
+            try await b.releaseRoutes([token])
+            #expect(try await a.discardUnrouted(token: token, atMilliseconds: 1_700_000_000_500) == 1)
+            #expect(try await b.discardUnrouted(token: token, atMilliseconds: 1_700_000_000_600) == 0, "once")
+            #expect(try await a.notification(waiting.id)?.state == .discarded)
+            #expect(try await a.trace(waiting.id).last?.detailJSON == #"{"reason":"token-unregistered"}"#)
+        }
+    }
+
+    private func psql(_ url: String, _ sql: String) throws {
+        let binaries = try PostgresBinaries.find()
+        let result = try ExternalProcess.runBlocking(binaries.psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql])
+        #expect(result.succeeded, "\(result)")
+    }
+}
