@@ -18,8 +18,19 @@ struct DeviceCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The server's device link: the devices: URL of herald serve's banner.")
-    var server = "ws://127.0.0.1:2196/device-link"
+    @Option(
+        help: """
+            The server's device link: the devices: URL of herald serve's banner. Repeat it (or separate URLs with commas) \
+            for the nodes of a cluster: when a connection fails or closes, the device tries the next one.
+            """
+    )
+    var server: [String] = []
+
+    /// The `--server` URLs, in order; the local default when none is given.
+    var servers: [String] {
+        let given = server.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        return given.isEmpty ? ["ws://127.0.0.1:2196/device-link"] : given
+    }
 
     @Option(help: "The device id (from `herald devices add NAME`).")
     var id: String?
@@ -55,14 +66,14 @@ struct DeviceCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let endpoint = try DeviceLinkEndpoint(server)
+            let endpoints = try servers.map(DeviceLinkEndpoint.init)
             // The manifest first: a mistake in it must not leave a new device behind in the data directory.
             let deviceManifest = try resolveManifest()
             let hello = try await resolveHello()
             let device = try await SimulatedDevice(manifest: deviceManifest)
             let output = DeviceOutput(json: json)
             let session = DeviceLinkLoop(
-                endpoint: endpoint,
+                endpoints: endpoints,
                 hello: hello,
                 device: device,
                 output: output,

@@ -7,7 +7,8 @@ import Synchronization
 
 /// The life of `herald device`: a ``LinkedDevice`` whose events are printed.
 struct DeviceLinkLoop: Sendable {
-    var endpoint: DeviceLinkEndpoint
+    /// The device link's addresses: the first, then the others in turn after a connection fails or closes.
+    var endpoints: [DeviceLinkEndpoint]
     var hello: DeviceLinkHello
     var device: SimulatedDevice
     var output: DeviceOutput
@@ -17,12 +18,16 @@ struct DeviceLinkLoop: Sendable {
 
     /// Runs until the process is stopped, or fails when the server refuses the device.
     func run() async throws {
-        var link = DeviceLinkClient.Configuration(host: endpoint.host, port: endpoint.port)
-        link.path = endpoint.path
-        var configuration = LinkedDevice.Configuration(link: link, hello: hello)
+        let links = endpoints.map { endpoint in
+            var link = DeviceLinkClient.Configuration(host: endpoint.host, port: endpoint.port)
+            link.path = endpoint.path
+            return link
+        }
+        var configuration = LinkedDevice.Configuration(link: links[0], hello: hello)
+        configuration.otherLinks = Array(links.dropFirst())
         configuration.maximumBackoff = .milliseconds(Int64(maximumBackoff * 1000))
         let output = self.output
-        let endpoint = self.endpoint
+        let endpoint = self.endpoints[0]
         let notice = UnreachableNotice()
         let linked = LinkedDevice(device: device, configuration: configuration) { event in
             output.show(event, endpoint: endpoint, notice: notice)
@@ -31,7 +36,8 @@ struct DeviceLinkLoop: Sendable {
             try await linked.run()
         } catch let error as DeviceLinkError {
             let hint = error.code == .unauthorized ? refusalHint.map { " (\($0))" } ?? "" : ""
-            throw CLIFailure("the server at \(endpoint.url) refused the device: \(error.message)\(hint)")
+            let servers = endpoints.map(\.url).joined(separator: ", ")
+            throw CLIFailure("the server at \(servers) refused the device: \(error.message)\(hint)")
         }
     }
 }

@@ -6,8 +6,13 @@ import HeraldUserNotifications
 
 extension LinkedDevice {
     /// One connection; returns the hello to use next time (an enrolled device comes back with its id and secret).
-    func session(_ hello: DeviceLinkHello, seen: SeenNotifications, connected: () -> Void) async throws -> DeviceLinkHello {
-        let client = try await DeviceLinkClient.connect(configuration: configuration.link)
+    func session(
+        _ hello: DeviceLinkHello,
+        link: DeviceLinkClient.Configuration,
+        seen: SeenNotifications,
+        connected: () -> Void
+    ) async throws -> DeviceLinkHello {
+        let client = try await DeviceLinkClient.connect(configuration: link)
         var next = hello
         do {
             let welcome = try await client.hello(hello)

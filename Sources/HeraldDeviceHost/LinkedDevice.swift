@@ -16,6 +16,9 @@ public final class LinkedDevice: Sendable {
     public struct Configuration: Sendable {
         /// The device link's address and timeouts.
         public var link: DeviceLinkClient.Configuration
+        /// Other nodes' device links (a cluster, docs/cluster.md): after a connection fails or closes, the device tries
+        /// the next address, in turn, ``link`` first.
+        public var otherLinks: [DeviceLinkClient.Configuration] = []
         /// The first `hello`: a known device (`id` and `secret`) or an enrolment.
         public var hello: DeviceLinkHello
         /// The longest wait between reconnection attempts.
@@ -85,9 +88,14 @@ public final class LinkedDevice: Sendable {
         var hello = configuration.hello
         var backoff = configuration.initialBackoff
         let seen = SeenNotifications()
+        let links = [configuration.link] + configuration.otherLinks
+        var next = 0
         while true {
+            let link = links[next % links.count]
+            // Whatever ends this connection, the next attempt goes to the next address (the same one when there is one).
+            next += 1
             do {
-                hello = try await session(hello, seen: seen) { backoff = configuration.initialBackoff }
+                hello = try await session(hello, link: link, seen: seen) { backoff = configuration.initialBackoff }
                 onEvent(.linkClosed)
             } catch let error as DeviceLinkError where error.code == .unauthorized || error.code == .enrolmentDisabled {
                 throw error

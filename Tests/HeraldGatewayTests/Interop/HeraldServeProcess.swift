@@ -19,14 +19,16 @@ final class HeraldServeProcess: Sendable {
     let linkPort: Int
 
     /// Starts `herald serve` and waits until it prints `herald: ready`. Without `ports` it binds ephemeral ones
-    /// and reads them from the banner; with them (a restart), it binds exactly those.
+    /// and reads them from the banner; with them (a restart), it binds exactly those. `dataDirectory`: another node
+    /// of a cluster on the workspace's database (each process locks its data directory).
     static func start(
         in workspace: HeraldWorkspace,
         ports: (cleartext: Int, link: Int)? = nil,
+        dataDirectory: URL? = nil,
         options: [String] = []
     ) async throws -> HeraldServeProcess {
         let arguments = [
-            "serve", "--data-dir", workspace.data.path, "--tls-port", "-1",
+            "serve", "--data-dir", (dataDirectory ?? workspace.data).path, "--tls-port", "-1",
             "--h2c-port", "\(ports?.cleartext ?? 0)", "--link-port", "\(ports?.link ?? 0)", "--log-level", "warning",
         ]
         let process = try workspace.start(arguments + options)

@@ -1,0 +1,272 @@
+import Foundation
+import HeraldAuth
+import HeraldCore
+import HeraldDeviceLink
+import HeraldProviderClient
+import HeraldTestSupport
+import HeraldTestTiers
+import Synchronization
+import Testing
+
+/// Tier 3 with real processes: several `herald serve --cluster` nodes on one PostgreSQL database (docs/cluster.md).
+/// A provider may send through any node and a device may connect to any node; every rule holds as on one node.
+@Suite("End to end: several herald serve nodes on one PostgreSQL database", .serialized, .tier(.process))
+struct ClusterEndToEndTests {
+    static let nodeNames = ["node-a", "node-b", "node-c"]
+
+    /// Starts `count` nodes of a cluster on the workspace's database, each with a data directory of its own.
+    static func startNodes(_ count: Int, in workspace: HeraldWorkspace, options: [String] = []) async throws -> [HeraldServeProcess] {
+        var nodes: [HeraldServeProcess] = []
+        for name in nodeNames.prefix(count) {
+            let directory = workspace.data.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            nodes.append(
+                try await HeraldServeProcess.start(in: workspace, dataDirectory: directory, options: ["--cluster", "--node-id", name] + options)
+            )
+        }
+        return nodes
+    }
+
+    @Test("A provider sends through node A to a device connected to node B: delivered, and every node shows the same trace")
+    func providerOnOneNodeDeviceOnAnother() async throws {
+        try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
+            let nodes = try await Self.startNodes(2, in: workspace)
+            #expect(nodes[1].process.stdoutSoFar.contains("cluster node node-b"), "\(nodes[1].process.stdoutSoFar)")
+            let credentials = try await workspace.addDevice("phone")
+            let device = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
+            let token = try await device.token(for: HeraldWorkspace.topic)
+            try await nodes[1].waitUntil(deviceID: credentials.id, isOnline: true)
+
+            let apnsID = try await nodes[0].send(token: token, ["--alert", "through node a"])
+            _ = try await device.waitForNotification(apnsID)
+            let onA = try await nodes[0].waitForNotification(apnsID, "delivered") { $0.state == "delivered" }
+            #expect(Array(onA.kinds.prefix(3)) == ["accepted", "sent", "acknowledged"], "\(onA)")
+            #expect(onA.detail(of: "sent")?["node"] as? String == "node-b", "\(onA)")
+            let onB = try #require(try await nodes[1].notification(apnsID))
+            #expect(onB.kinds == onA.kinds)
+
+            // And the other way round, many times: none lost, none twice.
+            var sent: [String] = []
+            for index in 0..<20 { sent.append(try await nodes[index % 2].send(token: token, ["--alert", "number \(index)"])) }
+            for id in sent { _ = try await device.waitForNotification(id) }
+            #expect(device.printedIDs.count == 21, "\(device.describe())")
+            #expect(Set(device.printedIDs).count == 21, "\(device.describe())")
+        }
+    }
+
+    @Test("A device offline; pushes through nodes A and C; it connects to node B and gets only the newest")
+    func offlineAcrossNodes() async throws {
+        try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
+            let nodes = try await Self.startNodes(3, in: workspace)
+            let credentials = try await workspace.addDevice("phone")
+            let first = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
+            let token = try await first.token(for: HeraldWorkspace.topic)
+            try await first.stop()
+            try await nodes[1].waitUntil(deviceID: credentials.id, isOnline: false)
+
+            let older = try await nodes[0].send(token: token, ["--alert", "older, through a"])
+            let middle = try await nodes[2].send(token: token, ["--alert", "middle, through c"])
+            let newest = try await nodes[0].send(token: token, ["--alert", "newest, through a"])
+            for id in [older, middle, newest] {
+                let waiting = try await nodes[2].waitForNotification(id, "stored") { $0.kinds == ["accepted", "stored"] }
+                #expect(waiting.detail(of: "stored")?["reason"] as? String == "device-offline", "\(waiting)")
+            }
+
+            let again = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
+            _ = try await again.waitForNotification(newest)
+            for id in [older, middle] {
+                let replaced = try await nodes[0].waitForNotification(id, "replaced") { $0.state == "replaced" }
+                #expect(replaced.detail(of: "replaced")?["reason"] as? String == "offline-storage-limit", "\(replaced)")
+                #expect(replaced.detail(of: "replaced")?["by"] as? String == newest, "\(replaced)")
+            }
+            // Nothing else arrives: what was replaced is never sent.
+            try await Task.sleep(for: .seconds(1))
+            #expect(again.printedIDs == [newest.lowercased()], "\(again.describe())")
+        }
+    }
+
+    static let fleetSize = 200
+    static let perDevice = 3
+
+    /// `kill -9` of the node all devices are connected to, while pushes flow through the two others: the devices fail
+    /// over to the next node of their list, which reads what waits for them. Every `200` is delivered to its device; a
+    /// notification is received twice only when the dead node had sent it and its acknowledgement was not written
+    /// (the device drops the second copy, as iOS does); nothing a surviving node sent is received twice.
+    @Test("kill -9 of the node holding 200 devices while pushes flow through the others: every 200 delivered, none twice from a live node")
+    func killNineOfTheDevicesNode() async throws {
+        try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
+            let nodes = try await Self.startNodes(3, in: workspace, options: ["--allow-enrol", "--offline-slots", "1000"])
+            // Every device starts on node B, then tries C, then A.
+            let fleet = (0..<Self.fleetSize).map { FleetDevice(name: "fleet-\($0)", ports: [nodes[1].linkPort, nodes[2].linkPort, nodes[0].linkPort]) }
+            let running = fleet.map { device in Task { await device.run() } }
+            defer { for task in running { task.cancel() } }
+            try await Interop.poll("every fleet device registered", deadline: .seconds(120)) {
+                fleet.allSatisfy { $0.token != nil } ? true : nil
+            }
+            let tokens = fleet.map { $0.token! }
+
+            let key = try PrivateSigningKey(keyID: HeraldWorkspace.keyID, teamID: HeraldWorkspace.teamID, contentsOf: workspace.keyFile)
+            let clients = try [nodes[0], nodes[2]].map { node in
+                var configuration = APNSProviderClient.Configuration(
+                    endpoint: .init(host: "127.0.0.1", port: node.cleartextPort, usesTLS: false),
+                    authentication: .token(key)
+                )
+                configuration.responseTimeout = .seconds(30)
+                return try APNSProviderClient(configuration: configuration)
+            }
+            let total = Self.fleetSize * Self.perDevice
+            let ledger = FleetLedger()
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for sender in 0..<8 {
+                        group.addTask {
+                            while let index = ledger.next(of: total) {
+                                let token = tokens[index % tokens.count]
+                                let apnsID = UUID().uuidString.lowercased()
+                                let request = APNSRequest(
+                                    deviceToken: token,
+                                    payload: Array(#"{"aps":{"alert":"fleet \#(index)"}}"#.utf8),
+                                    topic: HeraldWorkspace.topic,
+                                    pushType: .alert,
+                                    priority: .immediate,
+                                    apnsID: apnsID
+                                )
+                                let response = try await clients[sender % 2].send(request)
+                                guard response.status == 200 else { throw InteropError("\(index): \(response.status) \(response.reason as Any)") }
+                                ledger.accepted(apnsID, token: token)
+                            }
+                        }
+                    }
+                    try await Interop.poll("a third accepted before the kill", deadline: .seconds(180), state: "\(ledger.count)") {
+                        ledger.count >= total / 3 ? true : nil
+                    }
+                    nodes[1].crash()
+                    try await group.waitForAll()
+                }
+            } catch {
+                for client in clients { await client.shutdown() }
+                throw error
+            }
+            for client in clients { await client.shutdown() }
+
+            let accepted = ledger.all
+            #expect(accepted.count == total)
+            let byToken = Dictionary(uniqueKeysWithValues: fleet.map { ($0.token!, $0) })
+            try await Interop.poll(
+                "every accepted notification received by its device",
+                deadline: .seconds(240),
+                interval: .milliseconds(500),
+                state: "\(accepted.filter { byToken[$0.token]?.received[$0.apnsID] == nil }.count) not received"
+            ) {
+                accepted.allSatisfy { byToken[$0.token]?.received[$0.apnsID] != nil } ? true : nil
+            }
+            // Received by its own device only.
+            let received = fleet.reduce(into: 0) { $0 += $1.received.count }
+            #expect(received == total, "\(received) distinct notifications received by the fleet")
+            // Twice only from the dead node: first received on the first connection (node B), again on a later one.
+            var twice = 0
+            for device in fleet {
+                for (id, connections) in device.received where connections.count > 1 {
+                    twice += 1
+                    #expect(connections.first == 0 && connections.dropFirst().allSatisfy { $0 > 0 }, "\(id) received on connections \(connections)")
+                }
+            }
+            // The store says delivered for each (from a surviving node's inspection API).
+            try await Interop.poll("every accepted notification delivered", deadline: .seconds(120), interval: .milliseconds(500)) {
+                var delivered = 0
+                for device in fleet {
+                    let states = try await DurabilityEndToEndTests.states(token: device.token!, on: nodes[0])
+                    delivered += states.values.filter { $0 == "delivered" }.count
+                }
+                return delivered == total ? true : nil
+            }
+            // The devices moved to the next node on their list.
+            #expect(fleet.allSatisfy { $0.connections >= 2 }, "devices that did not reconnect: \(fleet.filter { $0.connections < 2 }.count)")
+            print("cluster kill -9: \(total) accepted, \(twice) received twice (sent by the dead node, acknowledgement not written)")
+        }
+    }
+}
+
+/// A device of the fleet on the raw device link: enrols on its first connection, registers the workspace's app on each,
+/// acknowledges every notification, and remembers on which of its connections (0 = the first) each arrived. When a
+/// connection fails or closes it tries the next port of its list.
+final class FleetDevice: Sendable {
+    private struct State {
+        var credentials: (id: String, secret: String)?
+        var token: String?
+        var connections = 0
+        var received: [String: [Int]] = [:]
+    }
+
+    let name: String
+    let ports: [Int]
+    private let state = Mutex(State())
+
+    init(name: String, ports: [Int]) {
+        self.name = name
+        self.ports = ports
+    }
+
+    var token: String? { state.withLock { $0.token } }
+    var connections: Int { state.withLock { $0.connections } }
+    /// The connections each notification arrived on, by lowercase apns-id.
+    var received: [String: [Int]] { state.withLock { $0.received } }
+
+    func run() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            let port = ports[attempt % ports.count]
+            attempt += 1
+            do {
+                var configuration = DeviceLinkClient.Configuration(host: "127.0.0.1", port: port)
+                configuration.requestTimeout = .seconds(30)
+                let client = try await DeviceLinkClient.connect(configuration: configuration)
+                do {
+                    try await session(client)
+                } catch {
+                    await client.close()
+                    throw error
+                }
+                await client.close()
+            } catch {
+                // Refused or cut: the next port.
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private func session(_ client: DeviceLinkClient) async throws {
+        let hello: DeviceLinkHello = state.withLock { $0.credentials }.map { .device(id: $0.id, secret: $0.secret) } ?? .enrol(name: name)
+        let welcome = try await client.hello(hello)
+        if let secret = welcome.secret { state.withLock { $0.credentials = (welcome.deviceID, secret) } }
+        let registration = try await client.register(bundleID: HeraldWorkspace.topic, environment: .sandbox)
+        let connection = state.withLock { state in
+            state.token = registration.token.hex
+            defer { state.connections += 1 }
+            return state.connections
+        }
+        for await message in client.messages {
+            guard case .notification(let notification) = message else { continue }
+            state.withLock { $0.received[notification.apnsID.text.lowercased(), default: []].append(connection) }
+            client.acknowledge(notification.apnsID)
+        }
+    }
+}
+
+/// What the fleet's senders had accepted, in order.
+final class FleetLedger: Sendable {
+    private let state = Mutex((next: 0, accepted: [(apnsID: String, token: String)]()))
+
+    func next(of total: Int) -> Int? {
+        state.withLock { state in
+            guard state.next < total else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
+
+    func accepted(_ apnsID: String, token: String) { state.withLock { $0.accepted.append((apnsID, token)) } }
+
+    var count: Int { state.withLock { $0.accepted.count } }
+    var all: [(apnsID: String, token: String)] { state.withLock { $0.accepted } }
+}
