@@ -270,3 +270,80 @@ final class FleetLedger: Sendable {
     var count: Int { state.withLock { $0.accepted.count } }
     var all: [(apnsID: String, token: String)] { state.withLock { $0.accepted } }
 }
+
+/// docs/cluster/haproxy.cfg, started with its ports replaced by those of three test nodes.
+@Suite("End to end: three cluster nodes behind HAProxy", .serialized, .tier(.process))
+struct ClusterBalancerTests {
+    @Test("A device and a provider through HAProxy; the device's node is killed: it comes back through the balancer and gets what was sent meanwhile")
+    func throughHAProxy() async throws {
+        let haproxy = "/usr/sbin/haproxy"
+        try #require(FileManager.default.isExecutableFile(atPath: haproxy), "HAProxy is missing (bash .ci/run installs it)")
+        try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
+            let nodes = try await ClusterEndToEndTests.startNodes(3, in: workspace, options: ["--offline-slots", "10"])
+            let front = try Interop.freePorts(3)
+            let source = try String(contentsOf: Self.configurationFile, encoding: .utf8)
+            var configuration = source
+                .replacingOccurrences(of: "bind :2197", with: "bind 127.0.0.1:\(front[0])")
+                .replacingOccurrences(of: "bind :2195", with: "bind 127.0.0.1:\(front[1])")
+                .replacingOccurrences(of: "bind :2196", with: "bind 127.0.0.1:\(front[2])")
+            for (index, node) in nodes.enumerated() {
+                let base = [12195, 22195, 32195][index]
+                configuration = configuration
+                    .replacingOccurrences(of: "127.0.0.1:\(base)\n", with: "127.0.0.1:\(node.cleartextPort)\n")
+                    .replacingOccurrences(of: "127.0.0.1:\(base + 1)\n", with: "127.0.0.1:\(node.linkPort)\n")
+            }
+            #expect(configuration != source)
+            let file = workspace.data.appendingPathComponent("haproxy.cfg")
+            try configuration.write(to: file, atomically: true, encoding: .utf8)
+            let checked = try await ExternalProcess.run(haproxy, ["-c", "-f", file.path])
+            #expect(checked.succeeded, "\(checked)")
+            let balancer = try ExternalProcess(haproxy, ["-f", file.path, "-db"])
+            defer { balancer.killAndWait() }
+
+            let credentials = try await workspace.addDevice("phone")
+            let device = try await HeraldDeviceProcess.start(in: workspace, url: "ws://127.0.0.1:\(front[2])/device-link", device: credentials)
+            let token = try await device.token(for: HeraldWorkspace.topic)
+            let providerURL = "http://127.0.0.1:\(front[1])"
+            let before = try await Self.send(workspace, providerURL, token, "before the kill")
+            _ = try await device.waitForNotification(before)
+
+            // The node the device is connected to.
+            var holder: HeraldServeProcess?
+            for node in nodes where try await node.isOnline(deviceID: credentials.id) { holder = node }
+            let dead = try #require(holder, "no node has the device online")
+            dead.crash()
+            let alive = nodes.filter { $0 !== dead }
+
+            var sent: [String] = []
+            for index in 0..<3 { sent.append(try await Self.send(workspace, providerURL, token, "after the kill \(index)")) }
+            for id in sent { _ = try await device.waitForNotification(id) }
+            #expect(Set(device.printedIDs) == Set(([before] + sent).map { $0.lowercased() }), "\(device.describe())")
+            #expect(device.printedIDs.count == 4, "\(device.describe())")
+            let traced = try await alive[0].waitForNotification(sent[2], "delivered") { $0.state == "delivered" }
+            let node = traced.detail(of: "sent")?["node"] as? String
+            #expect(node != nil && node != ClusterEndToEndTests.nodeNames[nodes.firstIndex { $0 === dead }!], "\(traced)")
+        }
+    }
+
+    static var configurationFile: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/cluster/haproxy.cfg")
+    }
+
+    /// `herald send --server URL` with the workspace's key: the `apns-id` of its `200`, retrying what a dying node
+    /// refused (the balancer notices a dead node within two health checks).
+    static func send(_ workspace: HeraldWorkspace, _ url: String, _ token: String, _ alert: String) async throws -> String {
+        var last: ProcessResult?
+        for _ in 0..<20 {
+            let result = try await workspace.cli(["send", "--server", url, "--token", token, "--topic", HeraldWorkspace.topic, "--json", "--alert", alert])
+            if result.succeeded, let answer = result.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject),
+                answer["status"] as? Int == 200, let apnsID = answer["apnsID"] as? String
+            {
+                return apnsID
+            }
+            last = result
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        throw InteropError("herald send through the balancer was never accepted: \(last.map { "\($0)" } ?? "")")
+    }
+}

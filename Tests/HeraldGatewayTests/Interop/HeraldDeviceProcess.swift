@@ -20,8 +20,19 @@ final class HeraldDeviceProcess: Sendable {
         device: DeviceCredentials,
         app: String = HeraldWorkspace.topic
     ) async throws -> HeraldDeviceProcess {
+        try await start(in: workspace, url: server.deviceLinkURL, device: device, app: app)
+    }
+
+    /// Starts `herald device --json --server URL` for `app` (a balancer's address, or several URLs separated by commas)
+    /// and waits until it has printed the app's token.
+    static func start(
+        in workspace: HeraldWorkspace,
+        url: String,
+        device: DeviceCredentials,
+        app: String = HeraldWorkspace.topic
+    ) async throws -> HeraldDeviceProcess {
         let process = try workspace.start([
-            "device", "--server", server.deviceLinkURL, "--id", device.id, "--secret", device.secret, "--app", app, "--json",
+            "device", "--server", url, "--id", device.id, "--secret", device.secret, "--app", app, "--json",
             "--max-backoff", "1",
         ])
         let device = HeraldDeviceProcess(process: process)
