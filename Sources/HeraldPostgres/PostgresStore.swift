@@ -232,16 +232,7 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
     func withinOperationTimeout<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = configuration.operationTimeout
         do {
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw StoreError.unavailable.with(detail: "no answer from the database within \(timeout)")
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw StoreError.unavailable }
-                return first
-            }
+            return try await OperationDeadline.run(timeout: timeout, body)
         } catch {
             throw Self.storeError(error)
         }

@@ -185,3 +185,50 @@ struct PostgresClusterStoreTests {
         #expect(result.succeeded, "\(result)")
     }
 }
+
+@Suite("PostgreSQL store: an operation's deadline", .tier(.unit))
+struct OperationDeadlineTests {
+    /// A continuation nobody resumes until the test says so: an operation that ignores cancellation.
+    final class Stuck: Sendable {
+        private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        private let released = Mutex(false)
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let now = released.withLock { released in
+                    if !released { self.continuation.withLock { $0 = continuation } }
+                    return released
+                }
+                if now { continuation.resume() }
+            }
+        }
+
+        func release() {
+            released.withLock { $0 = true }
+            continuation.withLock { $0 }?.resume()
+        }
+    }
+
+    @Test("An operation that does not stop when cancelled: the caller still gets unavailable at the deadline")
+    func stuckOperation() async throws {
+        let stuck = Stuck()
+        let finished = Mutex(false)
+        await #expect(throws: StoreError.unavailable) {
+            try await OperationDeadline.run(timeout: .milliseconds(200)) {
+                await stuck.wait()
+                finished.withLock { $0 = true }
+                return 1
+            }
+        }
+        #expect(!finished.withLock { $0 }, "the caller was answered while the operation still ran")
+        stuck.release()
+    }
+
+    @Test("An operation that answers in time: its value, or its error")
+    func answersInTime() async throws {
+        #expect(try await OperationDeadline.run(timeout: .seconds(30)) { 42 } == 42)
+        await #expect(throws: StoreError.invalidRecord) {
+            try await OperationDeadline.run(timeout: .seconds(30)) { () async throws -> Int in throw StoreError.invalidRecord }
+        }
+    }
+}

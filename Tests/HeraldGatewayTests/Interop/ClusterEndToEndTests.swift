@@ -82,6 +82,24 @@ struct ClusterEndToEndTests {
             // Nothing else arrives: what was replaced is never sent.
             try await Task.sleep(for: .seconds(1))
             #expect(again.printedIDs == [newest.lowercased()], "\(again.describe())")
+
+            // Offline again, one waits; the token is unregistered (by another process): what waited is discarded, and
+            // every node answers 410 from then on.
+            try await again.stop()
+            try await nodes[1].waitUntil(deviceID: credentials.id, isOnline: false)
+            let waiting = try await nodes[2].send(token: token, ["--alert", "waits for an app that goes away"])
+            _ = try await nodes[0].waitForNotification(waiting, "stored") { $0.kinds == ["accepted", "stored"] }
+            let unregistered = try await workspace.cli(["tokens", "unregister", token])
+            #expect(unregistered.succeeded, "\(unregistered)")
+            let discarded = try await nodes[1].waitForNotification(waiting, "discarded") { $0.state == "discarded" }
+            #expect(discarded.detail(of: "discarded")?["reason"] as? String == "token-unregistered", "\(discarded)")
+            let jwt = try await workspace.providerToken()
+            for node in nodes {
+                try await Interop.poll("410 from \(node.providerURL)", deadline: .seconds(30)) {
+                    let answer = try await node.post(token: token, jwt: jwt, body: #"{"aps":{"alert":"gone"}}"#)
+                    return answer.status == 410 ? true : nil
+                }
+            }
         }
     }
 
@@ -187,6 +205,90 @@ struct ClusterEndToEndTests {
     }
 }
 
+extension ClusterEndToEndTests {
+    /// The database goes away under load (every node's connections cut, new ones refused) and comes back: providers get
+    /// `503`s meanwhile, never a hang; afterwards every `200` is delivered to the device on the other node.
+    @Test("PostgreSQL unreachable under load: 503s, then recovery; every 200 delivered")
+    func databaseOutage() async throws {
+        try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
+            let forwarder = try TCPForwarder(toLoopbackPort: try PostgresTestServer.port())
+            let url = PostgresTestServer.url(try #require(workspace.database), port: forwarder.port)
+            let nodes = try await Self.startNodes(2, in: workspace, options: ["--database", url, "--offline-slots", "1000"])
+            let credentials = try await workspace.addDevice("phone")
+            let device = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
+            let token = try await device.token(for: HeraldWorkspace.topic)
+            try await nodes[1].waitUntil(deviceID: credentials.id, isOnline: true)
+
+            let key = try PrivateSigningKey(keyID: HeraldWorkspace.keyID, teamID: HeraldWorkspace.teamID, contentsOf: workspace.keyFile)
+            var configuration = APNSProviderClient.Configuration(
+                endpoint: .init(host: "127.0.0.1", port: nodes[0].cleartextPort, usesTLS: false),
+                authentication: .token(key)
+            )
+            configuration.responseTimeout = .seconds(30)
+            let client = try APNSProviderClient(configuration: configuration)
+            let total = 300
+            let ledger = FleetLedger()
+            let refusals = StatusTally()
+            let clock = ContinuousClock()
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            let end = clock.now + .seconds(240)
+                            while let index = ledger.next(of: total) {
+                                while true {
+                                    guard clock.now < end else { throw InteropError("\(index) got no 200 in time") }
+                                    let apnsID = UUID().uuidString.lowercased()
+                                    let request = APNSRequest(
+                                        deviceToken: token,
+                                        payload: Array(#"{"aps":{"alert":"outage \#(index)"}}"#.utf8),
+                                        topic: HeraldWorkspace.topic,
+                                        pushType: .alert,
+                                        priority: .immediate,
+                                        apnsID: apnsID
+                                    )
+                                    let response = try await client.send(request)
+                                    if response.status == 200 {
+                                        ledger.accepted(apnsID, token: token)
+                                        break
+                                    }
+                                    refusals.add(response.status)
+                                    try await Task.sleep(for: .milliseconds(100))
+                                }
+                            }
+                        }
+                    }
+                    try await Interop.poll("a third accepted before the cut", deadline: .seconds(120), state: "\(ledger.count)") {
+                        ledger.count >= total / 3 ? true : nil
+                    }
+                    forwarder.cut()
+                    try await Interop.poll("503 while the database is away", deadline: .seconds(60), state: "\(refusals.counts), accepted \(ledger.count)") {
+                        refusals.counts[503] ?? 0 > 0 ? true : nil
+                    }
+                    try forwarder.restore()
+                    try await group.waitForAll()
+                }
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+            await client.shutdown()
+            #expect(Set(refusals.counts.keys) == [503], "\(refusals.counts)")
+            let accepted = ledger.all.map(\.apnsID)
+            #expect(accepted.count == total)
+            try await Interop.poll(
+                "every 200 shown by the device",
+                deadline: .seconds(180),
+                interval: .milliseconds(500),
+                state: "\(Set(accepted).subtracting(device.printedIDs).count) not shown"
+            ) {
+                Set(accepted).isSubset(of: Set(device.printedIDs)) ? true : nil
+            }
+            #expect(Set(device.printedIDs).count == device.printedIDs.count, "shown twice: \(device.describe())")
+        }
+    }
+}
+
 /// A device of the fleet on the raw device link: enrols on its first connection, registers the workspace's app on each,
 /// acknowledges every notification, and remembers on which of its connections (0 = the first) each arrived. When a
 /// connection fails or closes it tries the next port of its list.
@@ -251,6 +353,13 @@ final class FleetDevice: Sendable {
             client.acknowledge(notification.apnsID)
         }
     }
+}
+
+/// How many answers of each status the senders had, other than 200.
+final class StatusTally: Sendable {
+    private let state = Mutex<[Int: Int]>([:])
+    func add(_ status: Int) { state.withLock { $0[status, default: 0] += 1 } }
+    var counts: [Int: Int] { state.withLock { $0 } }
 }
 
 /// What the fleet's senders had accepted, in order.
