@@ -151,6 +151,25 @@ extension PostgresStore: ClusterStore {
         }
     }
 
+    public func deviceNodes() async throws -> [String: [String]] {
+        let cluster = try clusterSettings()
+        let lease = cluster.leaseMilliseconds
+        var nodes: [String: [String]] = [:]
+        for row in try await rows(
+            """
+            SELECT DISTINCT t.device_id, r.node_id FROM token_route AS r
+            JOIN node AS d ON d.id = r.node_id AND d.heartbeat_at > now() - \(lease)::bigint * interval '1 millisecond'
+            JOIN device_token AS t ON t.token = r.token
+            WHERE t.device_id IS NOT NULL
+            ORDER BY t.device_id, r.node_id
+            """
+        ) {
+            let (device, node) = try row.decode((String, String).self)
+            nodes[device, default: []].append(node)
+        }
+        return nodes
+    }
+
     public func leave() async throws {
         let cluster = try clusterSettings()
         try await withTransaction { connection in
@@ -236,7 +255,8 @@ extension PostgresStore: ClusterStore {
                 try? await connection.close()
             } catch {
                 if Task.isCancelled { return }
-                logger.info("Listening for hand-offs failed; trying again", metadata: ["store.error": "\(error)"])
+                // What failed (the connection, its address) rather than PSQLError's generic description.
+                logger.info("Listening for hand-offs failed; trying again", metadata: ["store.error": "\(Self.storeError(error))"])
             }
             try? await Task.sleep(for: .seconds(1))
         }

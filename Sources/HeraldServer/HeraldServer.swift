@@ -135,7 +135,8 @@ public struct HeraldServer: Sendable {
                 screens: console,
                 extraTrace: { Self.faultTrace(faults.log, $0) },
                 channels: channels,
-                clock: configuration.clock
+                clock: configuration.clock,
+                cluster: configuration.database?.cluster == nil ? nil : store as? any ClusterStore
             )
             .addRoutes(to: &routes)
             MetricsEndpoint(registry: metrics).addRoutes(to: &routes)

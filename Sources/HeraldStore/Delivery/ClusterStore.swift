@@ -28,6 +28,9 @@ public protocol ClusterStore: Sendable {
     /// node left behind.
     func heartbeat() async throws
 
+    /// The live nodes each connected device's tokens are routed to, by device id (for the inspection API's `nodes`).
+    func deviceNodes() async throws -> [String: [String]]
+
     /// Says that this node stops: its routes are removed and its lease ends now, so that other nodes keep what they
     /// accept for its devices in the store until the devices connect elsewhere.
     func leave() async throws

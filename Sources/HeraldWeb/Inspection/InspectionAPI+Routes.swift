@@ -19,6 +19,7 @@ extension InspectionAPI {
 
     func listDevices() async throws -> WebResponse {
         let devices = try await store.devices()
+        let nodes = try await cluster?.deviceNodes()
         var writer = JSONTextWriter(capacity: 256 * devices.count + 16)
         writer.beginObject()
         writer.key("devices")
@@ -29,6 +30,7 @@ extension InspectionAPI {
                 tokens: try await store.tokens(deviceID: device.id),
                 online: engine.isOnline(deviceID: device.id),
                 screenAt: screenAt(device.id),
+                nodes: nodes.map { $0[device.id] ?? [] },
                 into: &writer
             )
         }
@@ -39,12 +41,14 @@ extension InspectionAPI {
 
     func device(id: String) async throws -> WebResponse {
         guard let device = try await store.device(id: id) else { throw WebError.notFound("no device \(id)") }
+        let nodes = try await cluster?.deviceNodes()
         var writer = JSONTextWriter()
         InspectionJSON.write(
             device,
             tokens: try await store.tokens(deviceID: id),
             online: engine.isOnline(deviceID: id),
             screenAt: screenAt(id),
+            nodes: nodes.map { $0[device.id] ?? [] },
             into: &writer
         )
         return .json(writer.bytes)

@@ -26,11 +26,14 @@ public struct InspectionAPI: Sendable {
     /// The waits in progress (`GET /api/v1/notifications/wait`): each asks the store again on every event, so they are
     /// bounded; one more is answered `503`.
     let waits: WaitCounter
+    /// A cluster node's shared store: a device is `online` when any live node holds its link, and `nodes` says which.
+    let cluster: (any ClusterStore)?
 
     /// An API reading `store`, with devices' `online` from the engine (a device with an open device-link session) and
     /// their `screenAt` from `screens` (the console's hub; `null` for every device without one); `extraTrace` gives
     /// events kept outside the store (the fault rules' `fault` events), merged into traces by time; at most
-    /// `maximumWaits` waits run at once; `channels` gives each channel's subscribers and recent broadcasts.
+    /// `maximumWaits` waits run at once; `channels` gives each channel's subscribers and recent broadcasts; `cluster`, on
+    /// a cluster node, answers for devices connected to other nodes (docs/cluster.md).
     public init(
         store: any NotificationStore,
         engine: DeliveryEngine,
@@ -38,8 +41,10 @@ public struct InspectionAPI: Sendable {
         extraTrace: (@Sendable (NotificationID) -> [TraceEvent])? = nil,
         channels: ChannelHub? = nil,
         clock: any WallClock = SystemWallClock(),
-        maximumWaits: Int = 64
+        maximumWaits: Int = 64,
+        cluster: (any ClusterStore)? = nil
     ) {
+        self.cluster = cluster
         self.store = store
         self.engine = engine
         self.screens = screens

@@ -5,14 +5,27 @@ import HeraldStore
 
 /// How the inspection API writes the store's records (the schemas of docs/inspection-api.json).
 enum InspectionJSON {
-    /// `Device`: `{id, name, createdAt, online, screenAt, tokens: [Token]}`.
-    static func write(_ device: DeviceRecord, tokens: [TokenRecord], online: Bool, screenAt: Int64?, into writer: inout JSONTextWriter) {
+    /// `Device`: `{id, name, createdAt, online, screenAt, tokens: [Token]}`, and `nodes` on a cluster node.
+    static func write(
+        _ device: DeviceRecord,
+        tokens: [TokenRecord],
+        online: Bool,
+        screenAt: Int64?,
+        nodes: [String]? = nil,
+        into writer: inout JSONTextWriter
+    ) {
         writer.beginObject()
         writer.member("id", device.id)
         writer.member("name", device.name)
         writer.member("createdAt", device.createdAtMilliseconds)
-        writer.member("online", online)
+        writer.member("online", online || !(nodes ?? []).isEmpty)
         writer.member("screenAt", screenAt)
+        if let nodes {
+            writer.key("nodes")
+            writer.beginArray()
+            for node in nodes { writer.string(node) }
+            writer.endArray()
+        }
         writer.key("tokens")
         writer.beginArray()
         for token in tokens {

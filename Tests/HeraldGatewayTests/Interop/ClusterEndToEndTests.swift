@@ -36,6 +36,9 @@ struct ClusterEndToEndTests {
             let device = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
             let token = try await device.token(for: HeraldWorkspace.topic)
             try await nodes[1].waitUntil(deviceID: credentials.id, isOnline: true)
+            // Every node answers for the whole cluster: online, on node B.
+            try await nodes[0].waitUntil(deviceID: credentials.id, isOnline: true)
+            #expect(try await nodes[0].nodes(deviceID: credentials.id) == ["node-b"])
 
             let apnsID = try await nodes[0].send(token: token, ["--alert", "through node a"])
             _ = try await device.waitForNotification(apnsID)
@@ -417,9 +420,10 @@ struct ClusterBalancerTests {
             _ = try await device.waitForNotification(before)
 
             // The node the device is connected to.
-            var holder: HeraldServeProcess?
-            for node in nodes where try await node.isOnline(deviceID: credentials.id) { holder = node }
-            let dead = try #require(holder, "no node has the device online")
+            let holding = try await nodes[0].nodes(deviceID: credentials.id)
+            #expect(holding.count == 1, "\(holding)")
+            let index = try #require(ClusterEndToEndTests.nodeNames.firstIndex { $0 == holding.first }, "\(holding)")
+            let dead = nodes[index]
             dead.crash()
             let alive = nodes.filter { $0 !== dead }
 

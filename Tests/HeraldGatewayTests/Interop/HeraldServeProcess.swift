@@ -114,6 +114,13 @@ final class HeraldServeProcess: Sendable {
         return online
     }
 
+    /// `GET /api/v1/devices/{id}` → `nodes`: on a cluster node, the nodes holding the device's link.
+    func nodes(deviceID: String) async throws -> [String] {
+        let (status, object) = try await inspect("/api/v1/devices/\(deviceID)")
+        guard status == 200, let nodes = object?["nodes"] as? [String] else { throw InteropError("GET /api/v1/devices/\(deviceID): \(status) \(object ?? [:])") }
+        return nodes
+    }
+
     /// Waits until the server sees the device connected (`online == expected`).
     func waitUntil(deviceID: String, isOnline expected: Bool) async throws {
         try await Interop.poll("device \(deviceID) online == \(expected)", deadline: .seconds(60)) {
