@@ -4,6 +4,16 @@ import Logging
 
 /// A route write a cluster node's event loop decided; the cluster worker performs them one at a time, in order
 /// (docs/cluster.md).
+/// How rows read from the shared store reached a cluster node.
+enum AdoptionSource: Sendable {
+    /// Another node committed them for a token routed here and said so (`NOTIFY`).
+    case handOff
+    /// The periodic read of what waits for the tokens routed here.
+    case sweep
+    /// What waited when a device connected (or an app registered): the offline rules apply to it first.
+    case connection
+}
+
 enum ClusterOperation: Sendable {
     /// A session here holds these tokens: write their routes, then take what waits for them.
     case claim([DeviceToken], atConnection: Bool)
@@ -34,7 +44,7 @@ extension DeliveryEngine {
                 switch operation {
                 case .claim(let tokens, let atConnection):
                     let rows = try await cluster.claimRoutes(tokens)
-                    eventInput.yield(.adopted(rows, atConnection: atConnection))
+                    eventInput.yield(.adopted(rows, source: atConnection ? .connection : .sweep))
                 case .release(let tokens):
                     try await cluster.releaseRoutes(tokens)
                 case .discardUnrouted(let token, let at):
@@ -45,6 +55,7 @@ extension DeliveryEngine {
                 // At shutdown: the node leaves the cluster next, which removes all its routes.
                 if Task.isCancelled { return }
                 logger.info("cluster route write failed; trying again", metadata: ["delivery.error": "\(error)"])
+                metrics.routeFailures.increment()
                 switch operation {
                 case .claim(let tokens, _): retryLater(tokens, claim: true)
                 case .release(let tokens): retryLater(tokens, claim: false)
@@ -75,7 +86,7 @@ extension DeliveryEngine {
             }
             do {
                 let rows = try await cluster.storedForRoutedTokens()
-                if !rows.isEmpty { eventInput.yield(.adopted(rows, atConnection: false)) }
+                if !rows.isEmpty { eventInput.yield(.adopted(rows, source: .sweep)) }
             } catch {
                 logger.debug("cluster sweep failed", metadata: ["delivery.error": "\(error)"])
             }
@@ -103,7 +114,7 @@ extension DeliveryEngine {
         for await sequences in cluster.handOffs() {
             do {
                 let rows = try await cluster.storedNotifications(sequences: sequences)
-                if !rows.isEmpty { eventInput.yield(.adopted(rows, atConnection: false)) }
+                if !rows.isEmpty { eventInput.yield(.adopted(rows, source: .handOff)) }
             } catch {
                 // The sweep finds them.
                 logger.debug("reading handed-off notifications failed", metadata: ["delivery.error": "\(error)"])

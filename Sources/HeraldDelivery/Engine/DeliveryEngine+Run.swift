@@ -82,8 +82,10 @@ extension DeliveryEngine {
                     let released = tokens.filter { !machine.isOnline($0) }
                     if !released.isEmpty { clusterOpsInput.yield(.release(released)) }
                 }
-            case .adopted(let rows, let atConnection):
-                actions = machine.adopt(rows.filter { !finished.contains($0.sequence) }, atConnection: atConnection, now: now)
+            case .adopted(let rows, let source):
+                let fresh = machine.adoptable(rows.filter { !finished.contains($0.sequence) })
+                metrics.countAdopted(fresh.count, from: source)
+                actions = machine.adopt(fresh, atConnection: source == .connection, now: now)
             case .retryRoutes(let tokens, let claim):
                 let still = tokens.filter { machine.isOnline($0) == claim }
                 if !still.isEmpty { clusterOpsInput.yield(claim ? .claim(still, atConnection: true) : .release(still)) }

@@ -63,7 +63,7 @@ public final class DeliveryEngine: Service, Sendable {
         /// Resume idle waiter `id` once everything queued before it is processed (and, if asked, written).
         case barrier(UInt64, waitForJournal: Bool)
         /// A cluster node read these rows from the shared store (docs/cluster.md).
-        case adopted([StoredNotification], atConnection: Bool)
+        case adopted([StoredNotification], source: AdoptionSource)
         /// A cluster node's route write failed: write the routes again of those tokens still held (`claim`) or no
         /// longer held (`release`) here.
         case retryRoutes([DeviceToken], claim: Bool)

@@ -16,19 +16,24 @@ extension DeliveryStateMachine {
     /// sequence order.
     mutating func adopt(_ rows: [StoredNotification], atConnection: Bool, now: Int64) -> [Action] {
         var actions: [Action] = []
-        var fresh: [StoredNotification] = []
-        for row in rows.sorted(by: { $0.sequence < $1.sequence }) where row.state == .stored {
-            let key = row.notification.id.key
-            guard owners[row.notification.token] != nil else { continue }
-            if let entry = entries[key], (entry.sequence ?? .max) >= row.sequence { continue }
-            if let successor = successors[key], (successor.sequence ?? .max) >= row.sequence { continue }
-            fresh.append(row)
-        }
+        var fresh = adoptable(rows)
         if atConnection { fresh = applyOfflineRules(fresh, now: now, into: &actions) }
         for row in fresh {
             actions += accepted(row.notification, sequence: row.sequence, now: now)
         }
         return actions
+    }
+
+    /// The rows ``adopt(_:atConnection:now:)`` takes, in sequence order: `stored`, for a token a session here holds,
+    /// and not held already.
+    func adoptable(_ rows: [StoredNotification]) -> [StoredNotification] {
+        rows.sorted { $0.sequence < $1.sequence }.filter { row in
+            let key = row.notification.id.key
+            guard row.state == .stored, owners[row.notification.token] != nil else { return false }
+            if let entry = entries[key], (entry.sequence ?? .max) >= row.sequence { return false }
+            if let successor = successors[key], (successor.sequence ?? .max) >= row.sequence { return false }
+            return true
+        }
     }
 
     /// What one node does to notifications that wait for an offline device, applied to rows read at its connection:

@@ -27,6 +27,12 @@ public struct DeliveryMetrics: Sendable {
     let connectedDevices: Gauge
     let journalBacklog: Gauge
     let deliveryLatency: DurationHistogram
+    /// A cluster node's notifications taken from the shared store, by how they came (docs/cluster.md).
+    let adoptedByHandOff: Counter
+    let adoptedBySweep: Counter
+    let adoptedAtConnection: Counter
+    /// A cluster node's route writes that failed (tried again).
+    let routeFailures: Counter
 
     /// Registers the engine's metrics in `registry`.
     public init(registry: PrometheusCollectorRegistry) {
@@ -109,6 +115,24 @@ public struct DeliveryMetrics: Sendable {
             ),
             buckets: Self.deliveryLatencyBuckets
         )
+        let adopted = "Notifications a cluster node took from the shared store: handed off by the node that accepted them, found by the sweep, or waiting when their device connected."
+        adoptedByHandOff = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "handoff")], help: adopted)
+        adoptedBySweep = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "sweep")], help: adopted)
+        adoptedAtConnection = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "connection")], help: adopted)
+        routeFailures = registry.makeCounter(
+            name: "herald_cluster_route_failures_total",
+            help: "A cluster node's writes of its devices' routes that failed (each is tried again)."
+        )
+    }
+
+    /// Counts notifications taken from the shared store.
+    func countAdopted(_ count: Int, from source: AdoptionSource) {
+        guard count > 0 else { return }
+        switch source {
+        case .handOff: adoptedByHandOff.increment(by: Int64(count))
+        case .sweep: adoptedBySweep.increment(by: Int64(count))
+        case .connection: adoptedAtConnection.increment(by: Int64(count))
+        }
     }
 
     /// Counts a change the engine records, by its trace event.

@@ -54,7 +54,20 @@ struct ClusterEndToEndTests {
             for id in sent { _ = try await device.waitForNotification(id) }
             #expect(device.printedIDs.count == 21, "\(device.describe())")
             #expect(Set(device.printedIDs).count == 21, "\(device.describe())")
+            // Node B took node A's 11 from the store: handed off (or, when the hand-off came late, found by the sweep).
+            let metrics = try await nodes[1].metrics()
+            let handedOff = Self.value(of: #"herald_cluster_adopted_total{source="handoff"}"#, in: metrics)
+            let swept = Self.value(of: #"herald_cluster_adopted_total{source="sweep"}"#, in: metrics)
+            #expect(handedOff >= 1 && handedOff + swept == 11, "\(metrics)")
         }
+    }
+
+    /// A sample's value in Prometheus text (0 when absent).
+    static func value(of series: String, in text: String) -> Double {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1)) ?? 0
+        }
+        return 0
     }
 
     @Test("A device offline; pushes through nodes A and C; it connects to node B and gets only the newest")
