@@ -151,6 +151,44 @@ extension PostgresStore: ClusterStore {
         }
     }
 
+    /// The key of the advisory lock that lets one node at a time expire what nobody holds ("HERALDEX" in ASCII).
+    static let expiryLockKey: Int64 = 0x4845_5241_4C44_4558
+
+    public func expireUnrouted(nowMilliseconds: Int64, defaultStorageMilliseconds: Int64, limit: Int) async throws -> Int {
+        let cluster = try clusterSettings()
+        let lease = cluster.leaseMilliseconds
+        return try await withTransaction { connection in
+            let locked = try await self.rows("SELECT pg_try_advisory_xact_lock(\(Self.expiryLockKey))", on: connection)
+            guard try locked.first?.decode(Bool.self) == true else { return 0 }
+            return try await self.rows(
+                """
+                WITH due AS (
+                    SELECT n.seq FROM notification AS n
+                    WHERE n.state = 'stored'
+                        AND CASE WHEN n.expiration IS NULL THEN n.accepted_at + \(defaultStorageMilliseconds)
+                            ELSE n.expiration * 1000 END <= \(nowMilliseconds)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM token_route AS r JOIN node AS d ON d.id = r.node_id
+                            WHERE r.token = n.token AND d.heartbeat_at > now() - \(lease)::bigint * interval '1 millisecond'
+                        )
+                    ORDER BY n.seq LIMIT \(Int64(limit))
+                ),
+                moved AS (
+                    UPDATE notification AS n SET state = 'expired' FROM due
+                    WHERE n.seq = due.seq AND n.state = 'stored'
+                    RETURNING n.apns_id, n.seq, n.expiration
+                )
+                INSERT INTO trace_event (apns_id, at, kind, detail)
+                SELECT apns_id, \(nowMilliseconds), 'expired',
+                    (CASE WHEN expiration = 0 THEN '{"reason":"expiration-zero-offline"}' ELSE '{"reason":"expired"}' END)::json
+                FROM moved ORDER BY seq
+                RETURNING 1
+                """,
+                on: connection
+            ).count
+        }
+    }
+
     public func deviceNodes() async throws -> [String: [String]] {
         let cluster = try clusterSettings()
         let lease = cluster.leaseMilliseconds

@@ -179,6 +179,31 @@ struct PostgresClusterStoreTests {
         }
     }
 
+    @Test("What waits for a device no live node holds expires once its time is up; what a node holds is its engine's")
+    func expiryOfUnheld() async throws {
+        try await withTwoNodes { a, b, _ in
+            let offline = try await register(a)
+            let held = try await register(a)
+            let now: Int64 = 1_700_000_100_000
+            var past = makeNotification(token: offline)
+            past.expiration = (now - 1000) / 1000
+            var future = makeNotification(token: offline)
+            future.expiration = (now + 60_000) / 1000
+            let old = makeNotification(token: offline, acceptedAt: now - 10_000)
+            let recent = makeNotification(token: offline, acceptedAt: now - 10)
+            var heldPast = makeNotification(token: held)
+            heldPast.expiration = (now - 1000) / 1000
+            _ = try await b.claimRoutes([held])
+            for notification in [past, future, old, recent, heldPast] { _ = try await a.accept(notification) }
+            #expect(try await a.expireUnrouted(nowMilliseconds: now, defaultStorageMilliseconds: 5_000, limit: 1000) == 2)
+            #expect(try await a.notification(past.id)?.state == .expired)
+            #expect(try await a.notification(old.id)?.state == .expired)
+            #expect(try await a.trace(old.id).last?.detailJSON == #"{"reason":"expired"}"#)
+            for waiting in [future, recent, heldPast] { #expect(try await a.notification(waiting.id)?.state == .stored) }
+            #expect(try await b.expireUnrouted(nowMilliseconds: now, defaultStorageMilliseconds: 5_000, limit: 1000) == 0, "once")
+        }
+    }
+
     private func psql(_ url: String, _ sql: String) throws {
         let binaries = try PostgresBinaries.find()
         let result = try ExternalProcess.runBlocking(binaries.psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql])

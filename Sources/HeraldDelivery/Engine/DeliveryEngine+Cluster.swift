@@ -34,6 +34,32 @@ extension DeliveryEngine {
         group.addTask { await self.sweep(cluster) }
         group.addTask { await self.beat(cluster) }
         group.addTask { await self.takeHandOffs(cluster) }
+        group.addTask { await self.expireUnheld(cluster) }
+    }
+
+    /// Expires what waits for devices no node holds once its time is up, as one node's engine does at its tick (one
+    /// node at a time does it; docs/cluster.md).
+    private func expireUnheld(_ cluster: any ClusterStore) async {
+        let defaultStorage = configuration.policy.defaultStorage.wholeMilliseconds
+        while true {
+            do {
+                try await tickClock.sleep(for: configuration.expiryInterval)
+            } catch {
+                return
+            }
+            do {
+                var count = 0
+                repeat {
+                    count = try await cluster.expireUnrouted(nowMilliseconds: clock.nowMilliseconds(), defaultStorageMilliseconds: defaultStorage, limit: 1000)
+                    if count > 0 {
+                        metrics.expired.increment(by: Int64(count))
+                        logger.debug("expired what no node holds", metadata: ["delivery.count": "\(count)"])
+                    }
+                } while count == 1000
+            } catch {
+                logger.debug("cluster expiry failed", metadata: ["delivery.error": "\(error)"])
+            }
+        }
     }
 
     /// Performs route writes in the order they were decided; a failed one is tried again through the event loop, for

@@ -41,6 +41,8 @@ public final class DeliveryEngine: Service, Sendable {
         public var sweepInterval: Duration = .milliseconds(250)
         /// A cluster node: how often it renews its lease.
         public var heartbeatInterval: Duration = .seconds(1)
+        /// A cluster node: how often it looks for notifications whose time is up while no node holds their device.
+        public var expiryInterval: Duration = .seconds(1)
         /// A cluster node: how long it waits before trying a failed route write again.
         public var routeRetryDelay: Duration = .seconds(1)
 

@@ -28,6 +28,11 @@ public protocol ClusterStore: Sendable {
     /// node left behind.
     func heartbeat() async throws
 
+    /// Marks `expired` (reason `expired`) the `stored` notifications whose time is up and whose token no live node holds
+    /// — their `apns-expiration`, or `defaultStorageMilliseconds` after acceptance without one — at most `limit` of
+    /// them, oldest first; one node at a time does it (the others skip while it runs). Returns how many.
+    func expireUnrouted(nowMilliseconds: Int64, defaultStorageMilliseconds: Int64, limit: Int) async throws -> Int
+
     /// The live nodes each connected device's tokens are routed to, by device id (for the inspection API's `nodes`).
     func deviceNodes() async throws -> [String: [String]]
 
