@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# One Herald node on SQLite against one on PostgreSQL, same binary, same load, interleaved in one run: the accept rate
-# (a valid push, 200 after the commit) and the CPU each notification costs Herald and PostgreSQL (docs/postgresql.md).
+# One Herald node on SQLite, one on PostgreSQL, one cluster node and two cluster nodes on PostgreSQL (docs/cluster.md),
+# same binary, same load, interleaved in one run: the accept rate (a valid push, 200 after the commit) and the CPU each
+# notification costs Herald and PostgreSQL (docs/postgresql.md). The token has no device, so a cluster node's group
+# commit also traces `stored` for each notification in the commit (what a node does for an offline device); the two
+# nodes share Herald's core and take half the load each, at the same time.
 #
 #   bash bench/cluster/run.sh                       # release build at .build-release/release/herald
 #
@@ -69,15 +72,22 @@ psql -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -c "CREATE DATABASE herald" >/
 DATABASE="postgres://postgres@127.0.0.1:$PG_PORT/herald?sslmode=disable"
 PG_VERSION=$("$PG_BIN/postgres" --version | awk '{ print $3 }')
 
+psql -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -c "CREATE DATABASE herald_cluster1" -c "CREATE DATABASE herald_cluster2" >/dev/null
+
 declare -A PORT TOKEN JWT PID
-start() { # start NAME [serve options...]
-    local name=$1 data=$WORK/$1-data
+start() { # start NAME [serve options...]; SAME_AS=NAME: a node of NAME's database, with its key and token
+    local name=$1 data=$WORK/$1-data store=()
     shift
+    [ "${1:-}" = --database ] && store=(--database "$2")
     mkdir -p "$data"
-    "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/$name.p8" --environment both --data-dir "$data" "$@" >/dev/null \
-        || die "$name: keys generate failed"
-    TOKEN[$name]=$("$HERALD_BIN" tokens register --topic "$TOPIC" --environment sandbox --data-dir "$data" "$@" | tail -1)
-    JWT[$name]=$("$HERALD_BIN" keys token --p8 "$WORK/$name.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" | tail -1)
+    if [ -n "${SAME_AS:-}" ]; then
+        TOKEN[$name]=${TOKEN[$SAME_AS]} JWT[$name]=${JWT[$SAME_AS]}
+    else
+        "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/$name.p8" --environment both --data-dir "$data" "${store[@]}" >/dev/null \
+            || die "$name: keys generate failed"
+        TOKEN[$name]=$("$HERALD_BIN" tokens register --topic "$TOPIC" --environment sandbox --data-dir "$data" "${store[@]}" | tail -1)
+        JWT[$name]=$("$HERALD_BIN" keys token --p8 "$WORK/$name.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" | tail -1)
+    fi
     PORT[$name]=$(free_port)
     "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$data" --host 127.0.0.1 --h2c-port "${PORT[$name]}" --tls-port -1 --link-port -1 \
         --environment sandbox --initial-streams "$M" ${SERVER_PIN:+--event-loops 1} --retention-hours 0 "$@" >"$WORK/$name.log" 2>&1 &
@@ -89,6 +99,12 @@ start() { # start NAME [serve options...]
 }
 start sqlite
 start postgres --database "$DATABASE"
+CLUSTER1="postgres://postgres@127.0.0.1:$PG_PORT/herald_cluster1?sslmode=disable"
+CLUSTER2="postgres://postgres@127.0.0.1:$PG_PORT/herald_cluster2?sslmode=disable"
+start cluster1 --database "$CLUSTER1" --cluster --node-id bench-one
+start cluster2a --database "$CLUSTER2" --cluster --node-id bench-a
+SAME_AS=cluster2a start cluster2b --database "$CLUSTER2" --cluster --node-id bench-b
+NAMES="sqlite postgres cluster1 cluster2"
 
 # CPU seconds (user + system) of a process, or of every process of PostgreSQL's cluster.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -96,36 +112,55 @@ pg_ticks() { local total=0 pid; for pid in $(pgrep -u postgres -f "postgres" || 
 HZ=$(getconf CLK_TCK)
 
 declare -A RPS HCPU PCPU
-load() { # load NAME RUN
-    local name=$1 run=$2 out rps h0 h1 p0 p1
-    h0=$(ticks "${PID[$name]}") p0=$(pg_ticks)
-    out=$(timeout 600 "${LOAD_PIN[@]}" h2load -n "$N" -c "$C" -m "$M" -d "$WORK/body.json" -H "apns-topic: $TOPIC" \
-        -H 'apns-push-type: alert' -H 'apns-priority: 10' -H "authorization: bearer ${JWT[$name]}" \
-        "http://127.0.0.1:${PORT[$name]}/3/device/${TOKEN[$name]}" 2>&1) || true
-    h1=$(ticks "${PID[$name]}") p1=$(pg_ticks)
-    rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
-    [ "$run" = warmup ] && return 0
-    grep -q "^status codes: $N 2xx" <<<"$out" || { echo "$out" | tail -8 >&2; die "$name run $run: not every answer was 200"; }
+h2() { # h2 NODE REQUESTS CONNECTIONS: h2load against one node
+    timeout 600 "${LOAD_PIN[@]}" h2load -n "$2" -c "$3" -m "$M" -d "$WORK/body.json" -H "apns-topic: $TOPIC" \
+        -H 'apns-push-type: alert' -H 'apns-priority: 10' -H "authorization: bearer ${JWT[$1]}" \
+        "http://127.0.0.1:${PORT[$1]}/3/device/${TOKEN[$1]}" 2>&1 || true
+}
+load() { # load NAME RUN; cluster2 is both of its nodes at once, half the requests and connections each
+    local name=$1 run=$2 out rps h0 h1 p0 p1 start end
+    if [ "$name" = cluster2 ]; then
+        h0=$(($(ticks "${PID[cluster2a]}") + $(ticks "${PID[cluster2b]}"))) p0=$(pg_ticks)
+        start=$(date +%s.%N)
+        h2 cluster2a $((N / 2)) $((C / 2)) >"$WORK/a.out" &
+        local first=$!
+        h2 cluster2b $((N / 2)) $((C / 2)) >"$WORK/b.out"
+        wait "$first"
+        end=$(date +%s.%N)
+        h1=$(($(ticks "${PID[cluster2a]}") + $(ticks "${PID[cluster2b]}"))) p1=$(pg_ticks)
+        out=$(cat "$WORK/a.out" "$WORK/b.out")
+        # Both halves as one run: all the requests over the time from the first start to the last end.
+        rps=$(awk -v n="$N" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')
+        [ "$run" = warmup ] && return 0
+        [ "$(grep -c "^status codes: $((N / 2)) 2xx" <<<"$out")" = 2 ] || { echo "$out" | tail -16 >&2; die "$name run $run: not every answer was 200"; }
+    else
+        h0=$(ticks "${PID[$name]}") p0=$(pg_ticks)
+        out=$(h2 "$name" "$N" "$C")
+        h1=$(ticks "${PID[$name]}") p1=$(pg_ticks)
+        rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+        [ "$run" = warmup ] && return 0
+        grep -q "^status codes: $N 2xx" <<<"$out" || { echo "$out" | tail -8 >&2; die "$name run $run: not every answer was 200"; }
+    fi
     RPS[$name]+="${rps%.*} "
     # Microseconds of CPU per accepted notification.
     HCPU[$name]+="$(awk -v t=$((h1 - h0)) -v hz="$HZ" -v n="$N" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }') "
     PCPU[$name]+="$(awk -v t=$((p1 - p0)) -v hz="$HZ" -v n="$N" 'BEGIN { printf "%.1f", t / hz * 1e6 / n }') "
     say "$name run $run: ${rps%.*} req/s"
 }
-for name in sqlite postgres; do load "$name" warmup; done
+for name in $NAMES; do load "$name" warmup; done
 for run in $(seq "$R"); do
-    for name in sqlite postgres; do load "$name" "$run"; done
+    for name in $NAMES; do load "$name" "$run"; done
 done
 
 median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 {
     echo
-    echo "### $(date -u '+%F %H:%M') UTC — one node: SQLite vs PostgreSQL $PG_VERSION, accept path, h2c, h2load -n $N -c $C -m $M, $R interleaved rounds"
+    echo "### $(date -u '+%F %H:%M') UTC — SQLite, PostgreSQL $PG_VERSION, one and two cluster nodes (docs/cluster.md), accept path, h2c, h2load -n $N -c $C -m $M, $R interleaved rounds"
     echo
     echo "| store | accepted req/s (median) | / SQLite | Herald CPU µs per notification | PostgreSQL CPU µs per notification | runs (req/s) |"
     echo "|---|---|---|---|---|---|"
     base=$(median "${RPS[sqlite]}")
-    for name in sqlite postgres; do
+    for name in $NAMES; do
         r=$(median "${RPS[$name]}")
         printf '| %s | %.0f | %s | %s | %s | %s |\n' "$name" "$r" "$(awk -v a="$r" -v b="$base" 'BEGIN { printf "%.2f", a / b }')" \
             "$(median "${HCPU[$name]}")" "$([ "$name" = sqlite ] && echo — || median "${PCPU[$name]}")" "${RPS[$name]% }"
