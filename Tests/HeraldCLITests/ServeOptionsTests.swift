@@ -1,3 +1,5 @@
+import Foundation
+import HeraldPostgres
 import HeraldTestTiers
 import Logging
 import NIOCore
@@ -37,6 +39,31 @@ struct ServeOptionsTests {
         #expect(throws: CLIFailure("--api-token must be 16 to 256 visible ASCII characters without ; , \" or \\")) {
             try bad.makeConfiguration()
         }
+    }
+
+    @Test("--cluster: needs --database; --node-id defaults to the host name and provider port, is checked, and needs --cluster")
+    func cluster() throws {
+        let database = "postgres://herald@db.example/herald"
+        let named = try ServeCommand.parse(["--database", database, "--cluster", "--node-id", "node-a"]).makeConfiguration()
+        #expect(named.database?.cluster?.nodeID == "node-a")
+        #expect(try ServeCommand.parse(["--database", database]).makeConfiguration().database?.cluster == nil)
+        let byDefault = try #require(try ServeCommand.parse(["--database", database, "--cluster"]).makeConfiguration().database?.cluster)
+        #expect(byDefault.nodeID.hasSuffix(":2197"), "\(byDefault.nodeID)")
+        let cleartextOnly = try ServeCommand.parse(["--database", database, "--cluster", "--tls-port", "-1", "--h2c-port", "2295"])
+        #expect(try cleartextOnly.makeConfiguration().database?.cluster?.nodeID.hasSuffix(":2295") == true)
+        #expect(ServeCommand.defaultNodeID(port: 0).contains(":pid"))
+        #expect(PostgresStore.Configuration.Cluster.isValidNodeID(ServeCommand.defaultNodeID(port: 2195)))
+
+        let noDatabase = try ServeCommand.parse(["--cluster", "--data-dir", "/nonexistent"])
+        if ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"] == nil {
+            #expect(throws: CLIFailure("--cluster needs --database (or HERALD_DATABASE_URL): the nodes of a cluster share one PostgreSQL database")) {
+                try noDatabase.makeConfiguration()
+            }
+        }
+        let badID = try ServeCommand.parse(["--database", database, "--cluster", "--node-id", "a b"])
+        #expect(throws: CLIFailure.self) { try badID.makeConfiguration() }
+        let idAlone = try ServeCommand.parse(["--database", database, "--node-id", "node-a"])
+        #expect(throws: CLIFailure("--node-id needs --cluster")) { try idAlone.makeConfiguration() }
     }
 
     @Test("a port that is not a number is still an error")

@@ -119,6 +119,28 @@ struct ClusterEndToEndTests {
         }
     }
 
+    @Test("herald device --server with two nodes' URLs: its node is killed, it goes on with the other")
+    func deviceFailsOver() async throws {
+        try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
+            let nodes = try await Self.startNodes(2, in: workspace)
+            let credentials = try await workspace.addDevice("phone")
+            let urls = nodes[1].deviceLinkURL + "," + nodes[0].deviceLinkURL
+            let device = try await HeraldDeviceProcess.start(in: workspace, url: urls, device: credentials)
+            let token = try await device.token(for: HeraldWorkspace.topic)
+            try await Interop.poll("the device on node B", deadline: .seconds(30)) {
+                try await nodes[0].nodes(deviceID: credentials.id) == ["node-b"] ? true : nil
+            }
+            nodes[1].crash()
+            try await Interop.poll("the device on node A", deadline: .seconds(60)) {
+                try await nodes[0].nodes(deviceID: credentials.id) == ["node-a"] ? true : nil
+            }
+            let apnsID = try await nodes[0].send(token: token, ["--alert", "after the fail-over"])
+            _ = try await device.waitForNotification(apnsID)
+            let traced = try await nodes[0].waitForNotification(apnsID, "delivered") { $0.state == "delivered" }
+            #expect(traced.detail(of: "sent")?["node"] as? String == "node-a", "\(traced)")
+        }
+    }
+
     static let fleetSize = 200
     static let perDevice = 3
 
