@@ -2,9 +2,7 @@ import HeraldCore
 import HeraldStore
 import Logging
 
-/// A route write a cluster node's event loop decided; the cluster worker performs them one at a time, in order
-/// (docs/cluster.md).
-/// How rows read from the shared store reached a cluster node.
+/// How rows read from the shared store reached a cluster node (docs/cluster.md).
 enum AdoptionSource: Sendable {
     /// Another node committed them for a token routed here and said so (`NOTIFY`).
     case handOff
@@ -14,6 +12,7 @@ enum AdoptionSource: Sendable {
     case connection
 }
 
+/// A route write a cluster node's event loop decided; the route writer performs them one at a time, in order.
 enum ClusterOperation: Sendable {
     /// A session here holds these tokens: write their routes, then take what waits for them.
     case claim([DeviceToken], atConnection: Bool)
