@@ -51,8 +51,10 @@ struct DeliveryStateMachineClusterTests {
         let collapsedOlder = makeNotification(token: token, collapseID: "score")
         let collapsedNewer = makeNotification(token: token, collapseID: "score")
         let newest = makeNotification(token: token)
-        let rows = [stored(newest, sequence: 5), stored(expired, sequence: 1), stored(older, sequence: 2),
-                    stored(collapsedOlder, sequence: 3), stored(collapsedNewer, sequence: 4)]
+        let rows = [
+            stored(newest, sequence: 5), stored(expired, sequence: 1), stored(older, sequence: 2),
+            stored(collapsedOlder, sequence: 3), stored(collapsedNewer, sequence: 4),
+        ]
         let actions = machine.adopt(rows, atConnection: true, now: t0 + 10)
         #expect(actions.sentIDs == [newest.id])
         #expect(actions.changes.of(expired.id).map(\.newState) == [.expired])

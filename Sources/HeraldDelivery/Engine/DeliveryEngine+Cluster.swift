@@ -49,7 +49,11 @@ extension DeliveryEngine {
             do {
                 var count = 0
                 repeat {
-                    count = try await cluster.expireUnrouted(nowMilliseconds: clock.nowMilliseconds(), defaultStorageMilliseconds: defaultStorage, limit: 1000)
+                    count = try await cluster.expireUnrouted(
+                        nowMilliseconds: clock.nowMilliseconds(),
+                        defaultStorageMilliseconds: defaultStorage,
+                        limit: 1000
+                    )
                     if count > 0 {
                         metrics.expired.increment(by: Int64(count))
                         logger.debug("expired what no node holds", metadata: ["delivery.count": "\(count)"])

@@ -136,7 +136,8 @@ extension DeliveryStateMachine {
     ) {
         guard let entry = entries[key] else { return }
         let detail = TraceDetail.object([
-            "attempt": .int(Int64(entry.attempts)), "session": .string(session.id.description), "device": .string(session.deviceID), "node": nodeID.map { .string($0) },
+            "attempt": .int(Int64(entry.attempts)), "session": .string(session.id.description), "device": .string(session.deviceID),
+            "node": nodeID.map { .string($0) },
             "fault": held.map { _ in TraceDetail.Value.string(entry.fault?.ruleID ?? "") },
             "receivedAt": held.map { TraceDetail.Value.int($0.receivedAt) }, "heldMs": held.map { TraceDetail.Value.int(now - $0.receivedAt) },
         ])

@@ -279,11 +279,13 @@ struct DeliveryStateMachine {
         let detail =
             burst
             ? TraceDetail.object([
-                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID), "node": nodeID.map { .string($0) },
+                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
+                "node": nodeID.map { .string($0) },
                 "reason": .string("low-priority-burst"), "heldMs": .int(max(0, now - entry.notification.acceptedAtMilliseconds)),
             ])
             : TraceDetail.object([
-                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID), "node": nodeID.map { .string($0) },
+                "attempt": .int(Int64(entry.attempts)), "session": .string(id.description), "device": .string(session.deviceID),
+                "node": nodeID.map { .string($0) },
             ])
         actions.append(
             .record(

@@ -115,7 +115,8 @@ public struct DeliveryMetrics: Sendable {
             ),
             buckets: Self.deliveryLatencyBuckets
         )
-        let adopted = "Notifications a cluster node took from the shared store: handed off by the node that accepted them, found by the sweep, or waiting when their device connected."
+        let adopted =
+            "Notifications a cluster node took from the shared store: handed off by the node that accepted them, found by the sweep, or waiting when their device connected."
         adoptedByHandOff = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "handoff")], help: adopted)
         adoptedBySweep = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "sweep")], help: adopted)
         adoptedAtConnection = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "connection")], help: adopted)

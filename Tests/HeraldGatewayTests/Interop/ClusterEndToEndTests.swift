@@ -153,7 +153,9 @@ struct ClusterEndToEndTests {
         try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
             let nodes = try await Self.startNodes(3, in: workspace, options: ["--allow-enrol", "--offline-slots", "1000"])
             // Every device starts on node B, then tries C, then A.
-            let fleet = (0..<Self.fleetSize).map { FleetDevice(name: "fleet-\($0)", ports: [nodes[1].linkPort, nodes[2].linkPort, nodes[0].linkPort]) }
+            let fleet = (0..<Self.fleetSize).map {
+                FleetDevice(name: "fleet-\($0)", ports: [nodes[1].linkPort, nodes[2].linkPort, nodes[0].linkPort])
+            }
             let running = fleet.map { device in Task { await device.run() } }
             defer { for task in running { task.cancel() } }
             try await Interop.poll("every fleet device registered", deadline: .seconds(120)) {
@@ -300,7 +302,11 @@ extension ClusterEndToEndTests {
                         ledger.count >= total / 3 ? true : nil
                     }
                     forwarder.cut()
-                    try await Interop.poll("503 while the database is away", deadline: .seconds(60), state: "\(refusals.counts), accepted \(ledger.count)") {
+                    try await Interop.poll(
+                        "503 while the database is away",
+                        deadline: .seconds(60),
+                        state: "\(refusals.counts), accepted \(ledger.count)"
+                    ) {
                         refusals.counts[503] ?? 0 > 0 ? true : nil
                     }
                     try forwarder.restore()
@@ -429,13 +435,15 @@ struct ClusterBalancerTests {
             let nodes = try await ClusterEndToEndTests.startNodes(3, in: workspace, options: ["--offline-slots", "10"])
             let front = try Interop.freePorts(3)
             let source = try String(contentsOf: Self.configurationFile, encoding: .utf8)
-            var configuration = source
+            var configuration =
+                source
                 .replacingOccurrences(of: "bind :2197", with: "bind 127.0.0.1:\(front[0])")
                 .replacingOccurrences(of: "bind :2195", with: "bind 127.0.0.1:\(front[1])")
                 .replacingOccurrences(of: "bind :2196", with: "bind 127.0.0.1:\(front[2])")
             for (index, node) in nodes.enumerated() {
                 let base = [12195, 22195, 32195][index]
-                configuration = configuration
+                configuration =
+                    configuration
                     .replacingOccurrences(of: "127.0.0.1:\(base)\n", with: "127.0.0.1:\(node.cleartextPort)\n")
                     .replacingOccurrences(of: "127.0.0.1:\(base + 1)\n", with: "127.0.0.1:\(node.linkPort)\n")
             }
@@ -483,7 +491,9 @@ struct ClusterBalancerTests {
     static func send(_ workspace: HeraldWorkspace, _ url: String, _ token: String, _ alert: String) async throws -> String {
         var last: ProcessResult?
         for _ in 0..<20 {
-            let result = try await workspace.cli(["send", "--server", url, "--token", token, "--topic", HeraldWorkspace.topic, "--json", "--alert", alert])
+            let result = try await workspace.cli([
+                "send", "--server", url, "--token", token, "--topic", HeraldWorkspace.topic, "--json", "--alert", alert,
+            ])
             if result.succeeded, let answer = result.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject),
                 answer["status"] as? Int == 200, let apnsID = answer["apnsID"] as? String
             {

@@ -117,7 +117,9 @@ final class HeraldServeProcess: Sendable {
     /// `GET /api/v1/devices/{id}` → `nodes`: on a cluster node, the nodes holding the device's link.
     func nodes(deviceID: String) async throws -> [String] {
         let (status, object) = try await inspect("/api/v1/devices/\(deviceID)")
-        guard status == 200, let nodes = object?["nodes"] as? [String] else { throw InteropError("GET /api/v1/devices/\(deviceID): \(status) \(object ?? [:])") }
+        guard status == 200, let nodes = object?["nodes"] as? [String] else {
+            throw InteropError("GET /api/v1/devices/\(deviceID): \(status) \(object ?? [:])")
+        }
         return nodes
     }
 
