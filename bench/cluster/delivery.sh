@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# End-to-end delivery, one node on SQLite against one on PostgreSQL, interleaved: bench/delivery/run.sh at one fixed
-# rate (1000 devices, 10 s) with the store in the data directory, then in a new database of a throw-away PostgreSQL
-# cluster (every herald command of run.sh reads HERALD_DATABASE_URL). Prints one line per run.
+# End-to-end delivery, one node on SQLite, one on PostgreSQL and two cluster nodes on PostgreSQL (the provider sending
+# through one, the devices on the other: every notification handed off), interleaved: bench/delivery/run.sh at one
+# fixed rate (1000 devices, 10 s) with the store in the data directory, then in a new database of a throw-away
+# PostgreSQL cluster (every herald command of run.sh reads HERALD_DATABASE_URL; CLUSTER=1 for the two nodes). Prints
+# one line per run.
 #
 #   bash bench/cluster/delivery.sh 4000 3          # RATE ROUNDS; release builds of herald and herald-bench
 set -euo pipefail
@@ -21,9 +23,12 @@ trap cleanup EXIT
 "${AS_PG[@]}" "$PG_BIN/initdb" -D "$WORK/data" -U postgres -A trust >/dev/null
 "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$WORK/data" -l "$WORK/log" -w -o "-p $PORT -k $WORK -c listen_addresses=127.0.0.1" start >/dev/null
 for round in $(seq "$ROUNDS"); do
-    for store in sqlite postgres; do
-        if [ "$store" = postgres ]; then
-            db=bench_$round
+    for store in sqlite postgres cluster2; do
+        CLUSTER=0
+        [ "$store" = cluster2 ] && CLUSTER=1
+        export CLUSTER
+        if [ "$store" != sqlite ]; then
+            db=bench_${store}_$round
             psql -X -q -h 127.0.0.1 -p "$PORT" -U postgres -c "CREATE DATABASE $db" >/dev/null
             export HERALD_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/$db?sslmode=disable"
         else

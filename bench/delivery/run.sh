@@ -18,7 +18,9 @@
 # IDLE (10000 idle devices; 0 skips), IDLE_RUNS (1), SETTLE (10 s before each memory reading), PIN=0 (no taskset),
 # HERALD_BIN (.build/release/herald), BENCH_BIN (.build/release/herald-bench), ACCEPT_RUNS (3 h2load runs of the
 # durable accept rate; 0 skips), ACCEPT_N (200000 requests each), ACCEPT_C / ACCEPT_M (16 connections × 100 streams,
-# as bench/gateway), RESULTS (output, default bench/delivery/results-<date>.md), KEEP_TMP=1 (keep logs, JSON lines).
+# as bench/gateway), RESULTS (output, default bench/delivery/results-<date>.md), KEEP_TMP=1 (keep logs, JSON lines),
+# CLUSTER=1 with HERALD_DATABASE_URL (bench/cluster/delivery.sh): two `--cluster` nodes, the provider on one and the
+# devices on the other (the server's CPU and memory readings are the devices' node's).
 # Exit: 0; 1 on a setup error; 2 when a run lost notifications, a request failed, or the server exited.
 set -euo pipefail
 
@@ -84,6 +86,8 @@ vm() { # vm PID FIELD -> kB
 }
 load_now() { sed 's/.*load average: //' <<<"$(uptime)"; }
 
+CLUSTER_OPTIONS=()
+[ "${CLUSTER:-0}" = 1 ] && CLUSTER_OPTIONS=(--cluster --node-id bench-provider)
 # start_server NAME [SERVE OPTION…]: a new data dir, a signing key, `herald serve --allow-enrol`; sets SERVER_PID, H2C, LINK.
 start_server() {
     local name=$1
@@ -94,7 +98,7 @@ start_server() {
     "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/key.p8" \
         --environment both --data-dir "$DATA" >"$WORK/$name-keys.log" 2>&1 || { cat "$WORK/$name-keys.log" >&2; die "herald keys generate failed"; }
     "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA" --host 127.0.0.1 --h2c-port "$H2C" --tls-port=-1 \
-        --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" \
+        --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" "${CLUSTER_OPTIONS[@]}" \
         >"$WORK/$name-herald.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 600); do
@@ -104,9 +108,32 @@ start_server() {
     done
     grep -q '^herald: ready' "$WORK/$name-herald.log" || { tail -20 "$WORK/$name-herald.log" >&2; die "herald not ready after 60 s"; }
     say "$name: herald serve pid $SERVER_PID, h2c $H2C, device link $LINK (data $DATA)"
+    if [ "${CLUSTER:-0}" = 1 ]; then
+        # Two nodes of a cluster on HERALD_DATABASE_URL (docs/cluster.md): the provider sends through the first, the
+        # devices connect to the second, so that every notification is handed off between nodes.
+        PEER_PID=$SERVER_PID
+        local peer_h2c=$H2C
+        mkdir -p "$DATA-devices"
+        LINK=$(free_port)
+        "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA-devices" --host 127.0.0.1 --h2c-port "$(free_port)" --tls-port=-1 \
+            --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" --cluster --node-id bench-devices \
+            >"$WORK/$name-devices-herald.log" 2>&1 &
+        SERVER_PID=$!
+        for _ in $(seq 600); do grep -q '^herald: ready' "$WORK/$name-devices-herald.log" && break; sleep 0.1; done
+        grep -q '^herald: ready' "$WORK/$name-devices-herald.log" || { tail -20 "$WORK/$name-devices-herald.log" >&2; die "second node not ready"; }
+        H2C=$peer_h2c
+        say "$name: second cluster node pid $SERVER_PID, device link $LINK; the provider sends through pid $PEER_PID"
+    fi
 }
 # stop_server: SIGTERM, then SIGKILL after 20 s. Sets SERVER_EXIT ("alive" when it was still running when asked).
 stop_server() {
+    if [ -n "${PEER_PID:-}" ]; then
+        kill -TERM "$PEER_PID" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$PEER_PID" 2>/dev/null || break; sleep 0.2; done
+        kill -KILL "$PEER_PID" 2>/dev/null || true
+        wait "$PEER_PID" 2>/dev/null || true
+        PEER_PID=""
+    fi
     [ -n "$SERVER_PID" ] || return 0
     if kill -0 "$SERVER_PID" 2>/dev/null; then
         SERVER_EXIT=alive

@@ -246,90 +246,120 @@ struct ClusterEndToEndTests {
 }
 
 extension ClusterEndToEndTests {
-    /// The database goes away under load (every node's connections cut, new ones refused) and comes back: providers get
-    /// `503`s meanwhile, never a hang; afterwards every `200` is delivered to the device on the other node.
-    @Test("PostgreSQL unreachable under load: 503s, then recovery; every 200 delivered")
-    func databaseOutage() async throws {
+    /// The database goes away under load and comes back: providers get `503`s meanwhile, never a hang; afterwards every
+    /// `200` is delivered to the device on the other node. Cut: every node's connections dropped and new ones refused
+    /// (a network failure); restarted: the server stopped as in a crash (`pg_ctl stop -m immediate`) and started again.
+    @Test("PostgreSQL unreachable under load (connections cut): 503s, then recovery; every 200 delivered")
+    func databaseCutUnderLoad() async throws {
         try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
             let forwarder = try TCPForwarder(toLoopbackPort: try PostgresTestServer.port())
             let url = PostgresTestServer.url(try #require(workspace.database), port: forwarder.port)
-            let nodes = try await Self.startNodes(2, in: workspace, options: ["--database", url, "--offline-slots", "1000"])
-            let credentials = try await workspace.addDevice("phone")
-            let device = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
-            let token = try await device.token(for: HeraldWorkspace.topic)
-            try await nodes[1].waitUntil(deviceID: credentials.id, isOnline: true)
+            try await Self.sendThroughAnOutage(in: workspace, options: ["--database", url]) {
+                forwarder.cut()
+            } end: {
+                try forwarder.restore()
+            }
+        }
+    }
 
-            let key = try PrivateSigningKey(keyID: HeraldWorkspace.keyID, teamID: HeraldWorkspace.teamID, contentsOf: workspace.keyFile)
-            var configuration = APNSProviderClient.Configuration(
-                endpoint: .init(host: "127.0.0.1", port: nodes[0].cleartextPort, usesTLS: false),
-                authentication: .token(key)
-            )
-            configuration.responseTimeout = .seconds(30)
-            let client = try APNSProviderClient(configuration: configuration)
-            let total = 300
-            let ledger = FleetLedger()
-            let refusals = StatusTally()
-            let clock = ContinuousClock()
-            do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for _ in 0..<4 {
-                        group.addTask {
-                            let end = clock.now + .seconds(240)
-                            while let index = ledger.next(of: total) {
-                                while true {
-                                    guard clock.now < end else { throw InteropError("\(index) got no 200 in time") }
-                                    let apnsID = UUID().uuidString.lowercased()
-                                    let request = APNSRequest(
-                                        deviceToken: token,
-                                        payload: Array(#"{"aps":{"alert":"outage \#(index)"}}"#.utf8),
-                                        topic: HeraldWorkspace.topic,
-                                        pushType: .alert,
-                                        priority: .immediate,
-                                        apnsID: apnsID
-                                    )
-                                    let response = try await client.send(request)
-                                    if response.status == 200 {
-                                        ledger.accepted(apnsID, token: token)
-                                        break
-                                    }
-                                    refusals.add(response.status)
-                                    try await Task.sleep(for: .milliseconds(100))
+    @Test("PostgreSQL restarted under load (stopped as in a crash, started again): 503s, then recovery; every 200 delivered")
+    func databaseRestartUnderLoad() async throws {
+        let server = try PostgresPrivateCluster()
+        defer { server.remove() }
+        try await HeraldWorkspace.with(database: server.url()) { workspace in
+            try await Self.sendThroughAnOutage(in: workspace, options: []) {
+                try server.stop()
+            } end: {
+                try server.start()
+            }
+        }
+    }
+
+    /// Two nodes, a device on the second, 300 notifications through the first from 4 senders (each retrying what was
+    /// not answered `200`); `begin` once a third were accepted, `end` once a `503` was seen. Every `200` must be shown
+    /// by the device, once; no answer but `200` and `503`.
+    static func sendThroughAnOutage(
+        in workspace: HeraldWorkspace,
+        options: [String],
+        begin: () throws -> Void,
+        end: () throws -> Void
+    ) async throws {
+        let nodes = try await Self.startNodes(2, in: workspace, options: options + ["--offline-slots", "1000"])
+        let credentials = try await workspace.addDevice("phone")
+        let device = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
+        let token = try await device.token(for: HeraldWorkspace.topic)
+        try await nodes[1].waitUntil(deviceID: credentials.id, isOnline: true)
+
+        let key = try PrivateSigningKey(keyID: HeraldWorkspace.keyID, teamID: HeraldWorkspace.teamID, contentsOf: workspace.keyFile)
+        var configuration = APNSProviderClient.Configuration(
+            endpoint: .init(host: "127.0.0.1", port: nodes[0].cleartextPort, usesTLS: false),
+            authentication: .token(key)
+        )
+        configuration.responseTimeout = .seconds(30)
+        let client = try APNSProviderClient(configuration: configuration)
+        let total = 300
+        let ledger = FleetLedger()
+        let refusals = StatusTally()
+        let clock = ContinuousClock()
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let deadline = clock.now + .seconds(240)
+                        while let index = ledger.next(of: total) {
+                            while true {
+                                guard clock.now < deadline else { throw InteropError("\(index) got no 200 in time") }
+                                let apnsID = UUID().uuidString.lowercased()
+                                let request = APNSRequest(
+                                    deviceToken: token,
+                                    payload: Array(#"{"aps":{"alert":"outage \#(index)"}}"#.utf8),
+                                    topic: HeraldWorkspace.topic,
+                                    pushType: .alert,
+                                    priority: .immediate,
+                                    apnsID: apnsID
+                                )
+                                let response = try await client.send(request)
+                                if response.status == 200 {
+                                    ledger.accepted(apnsID, token: token)
+                                    break
                                 }
+                                refusals.add(response.status)
+                                try await Task.sleep(for: .milliseconds(100))
                             }
                         }
                     }
-                    try await Interop.poll("a third accepted before the cut", deadline: .seconds(120), state: "\(ledger.count)") {
-                        ledger.count >= total / 3 ? true : nil
-                    }
-                    forwarder.cut()
-                    try await Interop.poll(
-                        "503 while the database is away",
-                        deadline: .seconds(60),
-                        state: "\(refusals.counts), accepted \(ledger.count)"
-                    ) {
-                        refusals.counts[503] ?? 0 > 0 ? true : nil
-                    }
-                    try forwarder.restore()
-                    try await group.waitForAll()
                 }
-            } catch {
-                await client.shutdown()
-                throw error
+                try await Interop.poll("a third accepted before the outage", deadline: .seconds(120), state: "\(ledger.count)") {
+                    ledger.count >= total / 3 ? true : nil
+                }
+                try begin()
+                try await Interop.poll(
+                    "503 while the database is away",
+                    deadline: .seconds(60),
+                    state: "\(refusals.counts), accepted \(ledger.count)"
+                ) {
+                    refusals.counts[503] ?? 0 > 0 ? true : nil
+                }
+                try end()
+                try await group.waitForAll()
             }
+        } catch {
             await client.shutdown()
-            #expect(Set(refusals.counts.keys) == [503], "\(refusals.counts)")
-            let accepted = ledger.all.map(\.apnsID)
-            #expect(accepted.count == total)
-            try await Interop.poll(
-                "every 200 shown by the device",
-                deadline: .seconds(180),
-                interval: .milliseconds(500),
-                state: "\(Set(accepted).subtracting(device.printedIDs).count) not shown"
-            ) {
-                Set(accepted).isSubset(of: Set(device.printedIDs)) ? true : nil
-            }
-            #expect(Set(device.printedIDs).count == device.printedIDs.count, "shown twice: \(device.describe())")
+            throw error
         }
+        await client.shutdown()
+        #expect(Set(refusals.counts.keys) == [503], "\(refusals.counts)")
+        let accepted = ledger.all.map(\.apnsID)
+        #expect(accepted.count == total)
+        try await Interop.poll(
+            "every 200 shown by the device",
+            deadline: .seconds(180),
+            interval: .milliseconds(500),
+            state: "\(Set(accepted).subtracting(device.printedIDs).count) not shown"
+        ) {
+            Set(accepted).isSubset(of: Set(device.printedIDs)) ? true : nil
+        }
+        #expect(Set(device.printedIDs).count == device.printedIDs.count, "shown twice: \(device.describe())")
     }
 }
 

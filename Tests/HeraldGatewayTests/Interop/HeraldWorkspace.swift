@@ -33,7 +33,13 @@ final class HeraldWorkspace: Sendable {
     /// With `onPostgreSQL`, every `herald` command of the workspace works on a new PostgreSQL database
     /// (PostgresTestServer), dropped at the end.
     static func with<T>(onPostgreSQL: Bool = false, _ body: (HeraldWorkspace) async throws -> T) async throws -> T {
-        let workspace = try await HeraldWorkspace(database: onPostgreSQL ? try PostgresTestServer.createDatabase() : nil)
+        try await with(database: onPostgreSQL ? try PostgresTestServer.createDatabase() : nil, body)
+    }
+
+    /// Runs `body` with a fresh workspace on this PostgreSQL database (a ``PostgresPrivateCluster``'s, for a test that
+    /// restarts the server), or on SQLite when `nil`.
+    static func with<T>(database: String?, _ body: (HeraldWorkspace) async throws -> T) async throws -> T {
+        let workspace = try await HeraldWorkspace(database: database)
         do {
             let value = try await body(workspace)
             workspace.tearDown()
