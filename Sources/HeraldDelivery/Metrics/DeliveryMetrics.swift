@@ -115,14 +115,21 @@ public struct DeliveryMetrics: Sendable {
             ),
             buckets: Self.deliveryLatencyBuckets
         )
-        let adopted =
-            "Notifications a cluster node took from the shared store: handed off by the node that accepted them, found by the sweep, or waiting when their device connected."
-        adoptedByHandOff = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "handoff")], help: adopted)
-        adoptedBySweep = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "sweep")], help: adopted)
-        adoptedAtConnection = registry.makeCounter(name: "herald_cluster_adopted_total", labels: [("source", "connection")], help: adopted)
+        let adopted = MetricNameDescriptor(
+            metricName: "herald_cluster_adopted_total",
+            unitName: "",
+            helpText:
+                "Notifications a cluster node took from the shared store: handed off by the node that accepted them, found by the sweep, or waiting when their device connected."
+        )
+        adoptedByHandOff = registry.makeCounter(descriptor: adopted, labels: [("source", "handoff")])
+        adoptedBySweep = registry.makeCounter(descriptor: adopted, labels: [("source", "sweep")])
+        adoptedAtConnection = registry.makeCounter(descriptor: adopted, labels: [("source", "connection")])
         routeFailures = registry.makeCounter(
-            name: "herald_cluster_route_failures_total",
-            help: "A cluster node's writes of its devices' routes that failed (each is tried again)."
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_cluster_route_failures_total",
+                unitName: "",
+                helpText: "A cluster node's writes of its devices' routes that failed (each is tried again)."
+            )
         )
     }
 
