@@ -306,7 +306,7 @@ let package = Package(
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldDeviceLink", "HeraldProviderClient", "HeraldSimulator", "HeraldStore",
                 "HeraldCore", "HeraldUserNotifications", "HeraldTestSupport",
-                "HeraldServer", "HeraldGateway", "HeraldWeb",
+                "HeraldServer", "HeraldGateway", "HeraldWeb", "HeraldAuth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAuth
 import HeraldCore
 import HeraldProviderClient
 import HeraldStore
@@ -117,6 +118,17 @@ struct PostgresServerTests {
                     APNSRequest(deviceToken: DeviceToken.random().hex, payload: Self.alert("unchecked"), topic: Self.app, pushType: .alert)
                 )
                 #expect(unchecked.status == 503 && unchecked.reason == .serviceUnavailable)
+                // A key the gateway has not seen cannot be looked up either: 503, not 403 InvalidProviderToken (a
+                // provider takes that as "this key is wrong"). On a connection of its own: a connection keeps its
+                // first key's team.
+                var otherKey = try server.providerClientConfiguration(tls: false)
+                otherKey.authentication = .token(try PrivateSigningKey.generate(teamID: "OTHERTEAM1"))
+                let stranger = try APNSProviderClient(configuration: otherKey)
+                let unknownKey = try await stranger.send(
+                    APNSRequest(deviceToken: token, payload: Self.alert("unknown key"), topic: Self.app, pushType: .alert)
+                )
+                await stranger.shutdown()
+                #expect(unknownKey.status == 503 && unknownKey.reason == .serviceUnavailable, "\(unknownKey)")
 
                 try forwarder.restore()
                 var answer = try await push("after")

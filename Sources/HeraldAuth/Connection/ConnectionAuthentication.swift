@@ -57,7 +57,9 @@ public struct ConnectionAuthentication: Sendable {
         /// Whether the request passed authentication.
         public var isAccepted: Bool { rejection == nil }
 
-        static func reject(_ reason: APNSReason) -> Self {
+        /// A refusal with this reason, before any rule ran (the gateway's `ServiceUnavailable` when the key cannot be
+        /// looked up).
+        public static func reject(_ reason: APNSReason) -> Self {
             Self(rejection: reason, topic: nil, teamID: nil, keyID: nil, isFirstValidToken: false)
         }
     }

@@ -275,8 +275,14 @@ final class ProviderRequestProcessor: Sendable {
         var token: Result<VerifiedProviderToken, ProviderTokenError> = .failure(.missing)
         if !connection.authentication.usesCertificate {
             token = services.verifier.verify(authorization: head.authorization, nowSeconds: nowSeconds)
-            if case .failure(let error) = token, error == .unknownKey, loadKey(for: head.authorization) {
-                token = services.verifier.verify(authorization: head.authorization, nowSeconds: nowSeconds)
+            if case .failure(let error) = token, error == .unknownKey {
+                switch loadKey(for: head.authorization) {
+                case .loaded: token = services.verifier.verify(authorization: head.authorization, nowSeconds: nowSeconds)
+                case .absent: break
+                // The store cannot say whether the key exists (the database is away): `503`, not `403
+                // InvalidProviderToken`, which a provider takes as "this key is wrong".
+                case .unavailable: return .reject(.serviceUnavailable)
+                }
             }
         }
         let decision = connection.authentication.authorize(token: token, topic: head.topic, bundleID: bundleID, nowSeconds: nowSeconds)
@@ -284,14 +290,30 @@ final class ProviderRequestProcessor: Sendable {
         return decision
     }
 
+    /// What ``loadKey(for:)`` found.
+    private enum KeyLoad {
+        case loaded
+        /// No token, or the store has no such key.
+        case absent
+        /// The store could not be asked (``StoreError/unavailable``).
+        case unavailable
+    }
+
     /// Registers in the verifier the key a token names, if the store has it (keys added while the server runs).
-    private func loadKey(for authorization: String?) -> Bool {
+    private func loadKey(for authorization: String?) -> KeyLoad {
         guard case .success(let text) = BearerAuthorization.token(in: authorization),
-            let parsed = try? ProviderToken(parsing: text),
-            let record = try? services.store.signingKey(keyID: parsed.keyID),
-            let key = try? SigningKey(record)
-        else { return false }
+            let parsed = try? ProviderToken(parsing: text)
+        else { return .absent }
+        let record: SigningKeyRecord?
+        do {
+            record = try services.store.signingKey(keyID: parsed.keyID)
+        } catch let error as StoreError where error == .unavailable {
+            return .unavailable
+        } catch {
+            return .absent
+        }
+        guard let record, let key = try? SigningKey(record) else { return .absent }
         services.verifier.register(key)
-        return true
+        return .loaded
     }
 }
