@@ -10,14 +10,22 @@ import Testing
 /// The cluster part of the PostgreSQL store (docs/cluster.md): routes, hand-offs inside group commit, what waits.
 @Suite("PostgreSQL store: cluster routes and hand-offs", .tier(.process))
 struct PostgresClusterStoreTests {
+    /// A node's settings with a lease of ten minutes: nothing here writes heartbeats on its own, and a loaded machine
+    /// (CI runs many suites at once) may take longer than the default 5 s between a test's heartbeat and its checks.
+    static func node(_ id: String) throws -> PostgresStore.Configuration.Cluster {
+        var cluster = try PostgresStore.Configuration.Cluster(nodeID: id)
+        cluster.lease = .seconds(600)
+        return cluster
+    }
+
     /// Two nodes, "a" and "b", on one new database; both have written a heartbeat.
     func withTwoNodes(_ body: (PostgresStore, PostgresStore, String) async throws -> Void) async throws {
         let url = try PostgresTestServer.createDatabase()
         defer { PostgresTestServer.dropDatabase(url) }
         var configuration = try PostgresStore.Configuration(url: url)
-        configuration.cluster = try .init(nodeID: "a")
+        configuration.cluster = try Self.node("a")
         let a = try await PostgresStore.open(configuration: configuration)
-        configuration.cluster = try .init(nodeID: "b")
+        configuration.cluster = try Self.node("b")
         let b = try await PostgresStore.open(configuration: configuration)
         do {
             try await a.heartbeat()
@@ -135,7 +143,7 @@ struct PostgresClusterStoreTests {
 
             // A lease that ran out: the route is there, the heartbeat is old.
             _ = try await b.claimRoutes([token])
-            try psql(url, "UPDATE node SET heartbeat_at = now() - interval '1 minute' WHERE id = 'b'")
+            try psql(url, "UPDATE node SET heartbeat_at = now() - interval '1 hour' WHERE id = 'b'")
             let afterLease = makeNotification(token: token)
             _ = try await a.accept(afterLease)
             #expect(try await a.trace(afterLease.id).map(\.kind) == [.accepted, .stored])
@@ -155,7 +163,7 @@ struct PostgresClusterStoreTests {
             _ = try await a.accept(makeNotification(token: token))
             #expect(try await a.storedForRoutedTokens().count == 1)
             var configuration = try PostgresStore.Configuration(url: url)
-            configuration.cluster = try .init(nodeID: "a")
+            configuration.cluster = try Self.node("a")
             let restarted = try await PostgresStore.open(configuration: configuration)
             try await restarted.heartbeat()
             #expect(try await restarted.storedForRoutedTokens().isEmpty)
