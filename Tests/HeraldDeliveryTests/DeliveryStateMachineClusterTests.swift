@@ -166,3 +166,22 @@ struct RecentlyFinishedTests {
         #expect(!finished.contains(5))
     }
 }
+
+@Suite("Hand-offs gathered for one read", .tier(.unit))
+struct HandOffBufferTests {
+    @Test("What arrives while nobody reads is taken at once, in order; a waiting reader is woken; finish ends it")
+    func gathers() async {
+        let buffer = HandOffBuffer()
+        buffer.append([1, 2])
+        buffer.append([3])
+        #expect(await buffer.takeAll() == [1, 2, 3])
+        let reader = Task { await buffer.takeAll() }
+        try? await Task.sleep(for: .milliseconds(20))
+        buffer.append([4])
+        #expect(await reader.value == [4])
+        buffer.append([5])
+        buffer.finish()
+        #expect(await buffer.takeAll() == [5])
+        #expect(await buffer.takeAll() == nil)
+    }
+}

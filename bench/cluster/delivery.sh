@@ -6,6 +6,7 @@
 # one line per run.
 #
 #   bash bench/cluster/delivery.sh 4000 3          # RATE ROUNDS; release builds of herald and herald-bench
+#   STORES=cluster2 bash bench/cluster/delivery.sh 3000 1   # only some of sqlite, postgres, cluster2
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 RATE=${1:-4000}
@@ -23,7 +24,7 @@ trap cleanup EXIT
 "${AS_PG[@]}" "$PG_BIN/initdb" -D "$WORK/data" -U postgres -A trust >/dev/null
 "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$WORK/data" -l "$WORK/log" -w -o "-p $PORT -k $WORK -c listen_addresses=127.0.0.1" start >/dev/null
 for round in $(seq "$ROUNDS"); do
-    for store in sqlite postgres cluster2; do
+    for store in ${STORES:-sqlite postgres cluster2}; do
         CLUSTER=0
         [ "$store" = cluster2 ] && CLUSTER=1
         export CLUSTER

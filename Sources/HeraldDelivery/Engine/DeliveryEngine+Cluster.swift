@@ -138,16 +138,25 @@ extension DeliveryEngine {
         }
     }
 
-    /// Takes the notifications other nodes hand off to this one.
+    /// Takes the notifications other nodes hand off to this one: one read for every hand-off that arrived while the
+    /// previous read ran (``HandOffBuffer``).
     private func takeHandOffs(_ cluster: any ClusterStore) async {
-        for await sequences in cluster.handOffs() {
-            do {
-                let rows = try await cluster.storedNotifications(sequences: sequences)
-                if !rows.isEmpty { eventInput.yield(.adopted(rows, source: .handOff)) }
-            } catch {
-                // The sweep finds them.
-                logger.debug("reading handed-off notifications failed", metadata: ["delivery.error": "\(error)"])
+        let buffer = HandOffBuffer()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await sequences in cluster.handOffs() { buffer.append(sequences) }
+                buffer.finish()
             }
+            while let sequences = await buffer.takeAll() {
+                do {
+                    let rows = try await cluster.storedNotifications(sequences: sequences)
+                    if !rows.isEmpty { eventInput.yield(.adopted(rows, source: .handOff)) }
+                } catch {
+                    // The sweep finds them.
+                    logger.debug("reading handed-off notifications failed", metadata: ["delivery.error": "\(error)"])
+                }
+            }
+            group.cancelAll()
         }
     }
 
