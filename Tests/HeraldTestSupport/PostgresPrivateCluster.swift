@@ -28,7 +28,7 @@ public final class PostgresPrivateCluster: @unchecked Sendable {
         } else {
             prefix = []
         }
-        port = try Self.freePort()
+        port = try PostgresTestServer.freeLoopbackPort()
         try run([binaries.initdb, "-D", folder + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"])
         try start()
         let created = try ExternalProcess.runBlocking(
@@ -75,23 +75,5 @@ public final class PostgresPrivateCluster: @unchecked Sendable {
         guard result.succeeded else {
             throw PostgresTestServer.Unavailable(description: "\(arguments.joined(separator: " ")): \(result.stderr)\(result.stdout)")
         }
-    }
-
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw PostgresTestServer.Unavailable(description: "socket: \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw PostgresTestServer.Unavailable(description: "bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -96,7 +96,7 @@ public enum PostgresTestServer {
             }
             let data = folder + "/data"
             try run([binaries.initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"])
-            let port = try freeLoopbackPort()
+            let port = try PostgresTestServer.freeLoopbackPort()
             // Durability settings off: a test cluster is thrown away; the store's rules are the same either way.
             let options = [
                 "-p \(port)", "-k \(folder)", "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c synchronous_commit=off",
@@ -114,23 +114,25 @@ public enum PostgresTestServer {
             return Server(host: "127.0.0.1", port: port, user: "postgres", password: nil, psqlPath: binaries.psql)
         }
 
-        private static func freeLoopbackPort() throws -> Int {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else { throw Unavailable(description: "socket: \(errno)") }
-            defer { close(descriptor) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-                }
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on now.
+    static func freeLoopbackPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Unavailable(description: "socket: \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
             }
-            guard bound else { throw Unavailable(description: "bind: \(errno)") }
-            return Int(UInt16(bigEndian: address.sin_port))
         }
+        guard bound else { throw Unavailable(description: "bind: \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     nonisolated(unsafe) private static var stopCommand: [String]?

@@ -62,6 +62,20 @@ struct ClusterEndToEndTests {
         }
     }
 
+    /// An alert with a new `apns-id` (lowercase), for the workspace's app.
+    static func alert(_ text: String, to token: String) -> (apnsID: String, request: APNSRequest) {
+        let apnsID = UUID().uuidString.lowercased()
+        let request = APNSRequest(
+            deviceToken: token,
+            payload: Array(#"{"aps":{"alert":"\#(text)"}}"#.utf8),
+            topic: HeraldWorkspace.topic,
+            pushType: .alert,
+            priority: .immediate,
+            apnsID: apnsID
+        )
+        return (apnsID, request)
+    }
+
     /// A sample's value in Prometheus text (0 when absent).
     static func value(of series: String, in text: String) -> Double {
         for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
@@ -180,15 +194,7 @@ struct ClusterEndToEndTests {
                         group.addTask {
                             while let index = ledger.next(of: total) {
                                 let token = tokens[index % tokens.count]
-                                let apnsID = UUID().uuidString.lowercased()
-                                let request = APNSRequest(
-                                    deviceToken: token,
-                                    payload: Array(#"{"aps":{"alert":"fleet \#(index)"}}"#.utf8),
-                                    topic: HeraldWorkspace.topic,
-                                    pushType: .alert,
-                                    priority: .immediate,
-                                    apnsID: apnsID
-                                )
+                                let (apnsID, request) = Self.alert("fleet \(index)", to: token)
                                 let response = try await clients[sender % 2].send(request)
                                 guard response.status == 200 else { throw InteropError("\(index): \(response.status) \(response.reason as Any)") }
                                 ledger.accepted(apnsID, token: token)
@@ -309,15 +315,7 @@ extension ClusterEndToEndTests {
                         while let index = ledger.next(of: total) {
                             while true {
                                 guard clock.now < deadline else { throw InteropError("\(index) got no 200 in time") }
-                                let apnsID = UUID().uuidString.lowercased()
-                                let request = APNSRequest(
-                                    deviceToken: token,
-                                    payload: Array(#"{"aps":{"alert":"outage \#(index)"}}"#.utf8),
-                                    topic: HeraldWorkspace.topic,
-                                    pushType: .alert,
-                                    priority: .immediate,
-                                    apnsID: apnsID
-                                )
+                                let (apnsID, request) = Self.alert("outage \(index)", to: token)
                                 let response = try await client.send(request)
                                 if response.status == 200 {
                                     ledger.accepted(apnsID, token: token)
