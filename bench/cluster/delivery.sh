@@ -41,6 +41,7 @@ for round in $(seq "$ROUNDS"); do
         acc=$(sed -n 's/.*accepted [0-9]*\/[0-9]* (\([0-9]*\)\/s).*/\1/p' <<<"$line")
         del=$(sed -n 's/.*delivered [0-9]* (\([0-9]*\)\/s).*/\1/p' <<<"$line")
         p99=$(sed -n 's/.*latency p50 [0-9.]* p99 \([0-9.]*\) .*/\1/p' <<<"$line")
-        echo "$store round $round at $RATE/s: accepted ${acc:-?}/s delivered ${del:-?}/s p99 ${p99:-?} ms"
+        counts=$(sed -n 's/.*accepted \([0-9]*\/[0-9]*\) .*delivered \([0-9]*\) .*/accepted \1, delivered \2/p' <<<"$line")
+        echo "$store round $round at $RATE/s: accepted ${acc:-?}/s delivered ${del:-?}/s p99 ${p99:-?} ms (${counts:-no counts})"
     done
 done
