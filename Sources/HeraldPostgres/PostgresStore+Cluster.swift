@@ -33,7 +33,7 @@ extension PostgresStore: ClusterStore {
         let now = clock.nowMilliseconds()
         let lease = cluster.leaseMilliseconds
         let me = cluster.nodeID
-        let channelPrefix = "herald:"
+        let channelPrefix = Configuration.Cluster.channelPrefix
         let perNotify = Int64(Self.sequencesPerNotify)
         _ = try await rows(
             """
@@ -189,7 +189,7 @@ extension PostgresStore: ClusterStore {
         }
     }
 
-    public func deviceNodes() async throws -> [String: [String]] {
+    public func deviceNodes(deviceID: String?) async throws -> [String: [String]] {
         let cluster = try clusterSettings()
         let lease = cluster.leaseMilliseconds
         var nodes: [String: [String]] = [:]
@@ -198,7 +198,7 @@ extension PostgresStore: ClusterStore {
             SELECT DISTINCT t.device_id, r.node_id FROM token_route AS r
             JOIN node AS d ON d.id = r.node_id AND d.heartbeat_at > now() - \(lease)::bigint * interval '1 millisecond'
             JOIN device_token AS t ON t.token = r.token
-            WHERE t.device_id IS NOT NULL
+            WHERE t.device_id IS NOT NULL AND (\(deviceID?.lowercased())::text IS NULL OR t.device_id = \(deviceID?.lowercased())::text)
             ORDER BY t.device_id, r.node_id
             """
         ) {

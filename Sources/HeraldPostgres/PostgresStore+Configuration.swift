@@ -60,8 +60,11 @@ extension PostgresStore {
                     }
             }
 
+            /// What precedes a node's id in the name of its `NOTIFY` channel.
+            static let channelPrefix = "herald:"
+
             /// The channel other nodes `NOTIFY` with the sequences they committed for this node's tokens.
-            var channel: String { "herald:" + nodeID }
+            var channel: String { Self.channelPrefix + nodeID }
 
             /// The lease in whole milliseconds.
             var leaseMilliseconds: Int64 {

@@ -86,6 +86,8 @@ public struct HeraldServer: Sendable {
         // One registry for the whole process, read by `GET /metrics` on the web port (docs/metrics.md).
         let metrics = PrometheusCollectorRegistry()
         let console = ConsoleHub()
+        // A cluster node's shared store (docs/cluster.md); `nil` on a single node.
+        let cluster: (any ClusterStore)? = configuration.database?.cluster == nil ? nil : store as? any ClusterStore
         var engineConfiguration = DeliveryEngine.Configuration()
         engineConfiguration.policy = configuration.delivery
         let engine = DeliveryEngine(
@@ -94,12 +96,12 @@ public struct HeraldServer: Sendable {
             clock: configuration.clock,
             metrics: DeliveryMetrics(registry: metrics),
             onTraceRecorded: { console.traceRecorded($0, event: $1.rawValue) },
-            cluster: configuration.database?.cluster == nil ? nil : store as? any ClusterStore,
+            cluster: cluster,
             logger: logger
         )
         // Before the gateway accepts: what got `200` before a crash or a stop is delivered from here. A cluster node
         // restores nothing: what waits is read when its device connects, on whichever node (docs/cluster.md).
-        if configuration.database?.cluster == nil { try await engine.restore() }
+        if cluster == nil { try await engine.restore() }
 
         let faults = FaultTable(log: FaultLog(onRecorded: { console.traceRecorded($0, event: "fault") }))
         for rule in configuration.faults { try faults.add(rule) }
@@ -136,7 +138,7 @@ public struct HeraldServer: Sendable {
                 extraTrace: { Self.faultTrace(faults.log, $0) },
                 channels: channels,
                 clock: configuration.clock,
-                cluster: configuration.database?.cluster == nil ? nil : store as? any ClusterStore
+                cluster: cluster
             )
             .addRoutes(to: &routes)
             MetricsEndpoint(registry: metrics).addRoutes(to: &routes)

@@ -40,12 +40,7 @@ extension DeliveryEngine {
     /// node at a time does it; docs/cluster.md).
     private func expireUnheld(_ cluster: any ClusterStore) async {
         let defaultStorage = configuration.policy.defaultStorage.wholeMilliseconds
-        while true {
-            do {
-                try await tickClock.sleep(for: configuration.expiryInterval)
-            } catch {
-                return
-            }
+        await every(configuration.expiryInterval) {
             do {
                 var count = 0
                 repeat {
@@ -62,6 +57,13 @@ extension DeliveryEngine {
             } catch {
                 logger.debug("cluster expiry failed", metadata: ["delivery.error": "\(error)"])
             }
+        }
+    }
+
+    /// Runs `body` every `interval` of the tick clock until the task is cancelled.
+    private func every(_ interval: Duration, _ body: () async -> Void) async {
+        while (try? await tickClock.sleep(for: interval)) != nil {
+            await body()
         }
     }
 
@@ -107,12 +109,7 @@ extension DeliveryEngine {
     /// Reads what waits in the store for the tokens routed here, every sweep interval: a notification committed on
     /// another node while its device's route was being written here was handed off to no one.
     private func sweep(_ cluster: any ClusterStore) async {
-        while true {
-            do {
-                try await tickClock.sleep(for: configuration.sweepInterval)
-            } catch {
-                return
-            }
+        await every(configuration.sweepInterval) {
             do {
                 let rows = try await cluster.storedForRoutedTokens()
                 if !rows.isEmpty { eventInput.yield(.adopted(rows, source: .sweep)) }
@@ -124,12 +121,7 @@ extension DeliveryEngine {
 
     /// Renews this node's lease every heartbeat interval.
     private func beat(_ cluster: any ClusterStore) async {
-        while true {
-            do {
-                try await tickClock.sleep(for: configuration.heartbeatInterval)
-            } catch {
-                return
-            }
+        await every(configuration.heartbeatInterval) {
             do {
                 try await cluster.heartbeat()
             } catch {

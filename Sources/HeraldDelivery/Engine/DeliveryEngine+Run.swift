@@ -85,7 +85,7 @@ extension DeliveryEngine {
             case .adopted(let rows, let source):
                 let fresh = machine.adoptable(rows.filter { !finished.contains($0.sequence) })
                 metrics.countAdopted(fresh.count, from: source)
-                actions = machine.adopt(fresh, atConnection: source == .connection, now: now)
+                actions = machine.adopt(adoptable: fresh, atConnection: source == .connection, now: now)
             case .retryRoutes(let tokens, let claim):
                 let still = tokens.filter { machine.isOnline($0) == claim }
                 if !still.isEmpty { clusterOpsInput.yield(claim ? .claim(still, atConnection: true) : .release(still)) }

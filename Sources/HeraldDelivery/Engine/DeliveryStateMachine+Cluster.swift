@@ -15,8 +15,13 @@ extension DeliveryStateMachine {
     /// token and are handled as a notification accepted now. Either way what stays is sent (or held for a burst) in
     /// sequence order.
     mutating func adopt(_ rows: [StoredNotification], atConnection: Bool, now: Int64) -> [Action] {
+        adopt(adoptable: adoptable(rows), atConnection: atConnection, now: now)
+    }
+
+    /// ``adopt(_:atConnection:now:)`` of rows ``adoptable(_:)`` chose already (the engine counts them first).
+    mutating func adopt(adoptable fresh: [StoredNotification], atConnection: Bool, now: Int64) -> [Action] {
         var actions: [Action] = []
-        var fresh = adoptable(rows)
+        var fresh = fresh
         if atConnection { fresh = applyOfflineRules(fresh, now: now, into: &actions) }
         for row in fresh {
             actions += accepted(row.notification, sequence: row.sequence, now: now)
@@ -81,16 +86,19 @@ extension DeliveryStateMachine {
     /// Forgets what waits in memory for tokens no session here holds any more: it stays `stored` in the shared store
     /// for the device's next connection, on whichever node (cluster mode only).
     mutating func dropOffline(_ tokens: [DeviceToken]) {
-        for token in tokens where owners[token] == nil {
+        let offline = Set(tokens.filter { owners[$0] == nil })
+        guard !offline.isEmpty else { return }
+        var dropped: Set<String> = []
+        for token in offline {
             for key in queues[token] ?? [] {
                 remove(key)
-                successors[key] = nil
+                dropped.insert(key)
             }
         }
+        // Newer notifications waiting behind a dropped one's `apns-id` (rule 13), and those of these tokens, wait in the
+        // store too: a sweep or the next connection takes them.
         if !successors.isEmpty {
-            for (key, successor) in successors where tokens.contains(successor.notification.token) && owners[successor.notification.token] == nil {
-                successors[key] = nil
-            }
+            successors = successors.filter { !dropped.contains($0.key) && !offline.contains($0.value.notification.token) }
         }
     }
 }

@@ -33,8 +33,9 @@ public protocol ClusterStore: Sendable {
     /// them, oldest first; one node at a time does it (the others skip while it runs). Returns how many.
     func expireUnrouted(nowMilliseconds: Int64, defaultStorageMilliseconds: Int64, limit: Int) async throws -> Int
 
-    /// The live nodes each connected device's tokens are routed to, by device id (for the inspection API's `nodes`).
-    func deviceNodes() async throws -> [String: [String]]
+    /// The live nodes each connected device's tokens are routed to, by device id (for the inspection API's `nodes`):
+    /// of every device, or of the one `deviceID` names.
+    func deviceNodes(deviceID: String?) async throws -> [String: [String]]
 
     /// Says that this node stops: its routes are removed and its lease ends now, so that other nodes keep what they
     /// accept for its devices in the store until the devices connect elsewhere.

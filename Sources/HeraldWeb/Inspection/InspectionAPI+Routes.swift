@@ -19,7 +19,7 @@ extension InspectionAPI {
 
     func listDevices() async throws -> WebResponse {
         let devices = try await store.devices()
-        let nodes = try await cluster?.deviceNodes()
+        let nodes = try await cluster?.deviceNodes(deviceID: nil)
         var writer = JSONTextWriter(capacity: 256 * devices.count + 16)
         writer.beginObject()
         writer.key("devices")
@@ -41,7 +41,7 @@ extension InspectionAPI {
 
     func device(id: String) async throws -> WebResponse {
         guard let device = try await store.device(id: id) else { throw WebError.notFound("no device \(id)") }
-        let nodes = try await cluster?.deviceNodes()
+        let nodes = try await cluster?.deviceNodes(deviceID: device.id)
         var writer = JSONTextWriter()
         InspectionJSON.write(
             device,
