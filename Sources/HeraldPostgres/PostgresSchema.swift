@@ -28,7 +28,7 @@ enum PostgresSchema {
         """
 
     /// Every migration, oldest first.
-    static let migrations: [Migration] = [initial, cluster]
+    static let migrations: [Migration] = [initial, cluster, console]
 
     /// `0001-initial`: the registry (keys, apps, devices, tokens), notifications and their traces, channels.
     static let initial = Migration(
@@ -226,6 +226,22 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX token_route_by_node ON token_route (node_id)",
+        ]
+    )
+
+    /// `0003-console`: each device's newest screen, which the web console of every node of a cluster reads (the node
+    /// holding the device's link writes it; docs/cluster.md, "The console").
+    static let console = Migration(
+        name: "0003-console",
+        statements: [
+            """
+            CREATE TABLE device_screen (
+                device_id text PRIMARY KEY REFERENCES device (id) ON DELETE CASCADE,
+                screen bytea NOT NULL,
+                updated_at bigint NOT NULL,
+                node_id text NOT NULL CHECK (char_length(node_id) BETWEEN 1 AND 48)
+            )
+            """
         ]
     )
 }

@@ -237,13 +237,31 @@ extension PostgresStore: ClusterStore {
     }
 
     public func handOffs() -> AsyncStream<[Int64]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [Int64].self)
+        listenStream(channel: \.channel, what: "hand-offs", read: Self.handOff)
+    }
+
+    /// A hand-off's sequences (`nil` for none).
+    private static func handOff(_ payload: String) -> [Int64]? {
+        let sequences = payload.split(separator: ",").compactMap { Int64($0) }
+        return sequences.isEmpty ? nil : sequences
+    }
+
+    /// The messages `NOTIFY` brings on a channel, each read by `read` (`nil`: ignored), on a connection of its own; an
+    /// empty stream on a store that is not a cluster node's.
+    func listenStream<Element: Sendable>(
+        channel: @escaping @Sendable (Configuration.Cluster) -> String,
+        what: String,
+        read: @escaping @Sendable (String) -> Element?
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         guard let cluster = configuration.cluster else {
             continuation.finish()
             return stream
         }
         let task = Task { [self] in
-            await self.listen(cluster, into: continuation)
+            await self.listen(on: channel(cluster), what: what) { payload in
+                if let element = read(payload) { continuation.yield(element) }
+            }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -256,9 +274,8 @@ extension PostgresStore: ClusterStore {
         return stream
     }
 
-    /// `LISTEN`s on this node's channel on a connection of its own until cancelled; connects again a second after a
-    /// failure.
-    private func listen(_ cluster: Configuration.Cluster, into continuation: AsyncStream<[Int64]>.Continuation) async {
+    /// `LISTEN`s on `channel` on a connection of its own until cancelled; connects again a second after a failure.
+    private func listen(on channel: String, what: String, _ received: @escaping @Sendable (String) -> Void) async {
         var id = 1
         while !Task.isCancelled {
             id += 1
@@ -280,11 +297,8 @@ extension PostgresStore: ClusterStore {
                     return
                 }
                 do {
-                    try await connection.listen(on: cluster.channel) { notifications in
-                        for try await notification in notifications {
-                            let sequences = notification.payload.split(separator: ",").compactMap { Int64($0) }
-                            if !sequences.isEmpty { continuation.yield(sequences) }
-                        }
+                    try await connection.listen(on: channel) { notifications in
+                        for try await notification in notifications { received(notification.payload) }
                     }
                 } catch {
                     try? await connection.close()
@@ -294,7 +308,7 @@ extension PostgresStore: ClusterStore {
             } catch {
                 if Task.isCancelled { return }
                 // What failed (the connection, its address) rather than PSQLError's generic description.
-                logger.info("Listening for hand-offs failed; trying again", metadata: ["store.error": "\(Self.storeError(error))"])
+                logger.info("Listening for \(what) failed; trying again", metadata: ["store.error": "\(Self.storeError(error))"])
             }
             try? await Task.sleep(for: .seconds(1))
         }

@@ -66,6 +66,10 @@ extension PostgresStore {
             /// The channel other nodes `NOTIFY` with the sequences they committed for this node's tokens.
             var channel: String { Self.channelPrefix + nodeID }
 
+            /// The channel every node's web console listens on (never a node's: it does not start with
+            /// ``channelPrefix``).
+            static let consoleChannel = "herald-ui"
+
             /// The lease in whole milliseconds.
             var leaseMilliseconds: Int64 {
                 let (seconds, attoseconds) = lease.components

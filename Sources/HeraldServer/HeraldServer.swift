@@ -40,6 +40,8 @@ public struct HeraldServer: Sendable {
     public let configuration: Configuration
     /// Deletes finished notifications after the retention time and over the disk budget, unless both are off.
     public let retention: RetentionService?
+    /// On a cluster node with a web port: the console across nodes.
+    let consoleRelay: ConsoleRelay?
     /// Hands tokens unregistered by another process (`herald tokens unregister`) to the engine.
     public let unregistrationWatch: UnregistrationWatch
 
@@ -158,6 +160,12 @@ public struct HeraldServer: Sendable {
                 logger: logger
             )
         }
+        // A cluster node's console shows and drives every node's devices (docs/cluster.md, "The console").
+        self.consoleRelay = (configuration.web == nil ? nil : cluster as? any ConsoleClusterStore).map { store in
+            var relayConfiguration = ConsoleRelay.Configuration()
+            relayConfiguration.interactionTimeout = configuration.console.interactionTimeout
+            return ConsoleRelay(hub: console, store: store, configuration: relayConfiguration, metrics: metrics, logger: logger)
+        }
         self.retention = configuration.retention.flatMap { retention in
             // Also for the disk budget alone (docs/delivery.md, "Retention").
             retention.retention == nil && (configuration.database != nil || configuration.store.maximumStoreBytes == nil)
@@ -188,6 +196,7 @@ public struct HeraldServer: Sendable {
     public var services: [any Service] {
         var services: [any Service] = [engine, unregistrationWatch]
         if let retention { services.append(retention) }
+        if let consoleRelay { services.append(consoleRelay) }
         if let web { services.append(web) }
         services.append(gateway)
         return services

@@ -755,6 +755,8 @@ function setLive(mode) {
 }
 
 async function handle(events) {
+  // Another node of a cluster had more events than it relays: refresh everything.
+  if (events.some((event) => event.kind === 'resync')) return refreshAll();
   const screens = new Set();
   let devices = false, trace = false, recent = false;
   for (const event of events) {

@@ -4,14 +4,20 @@ import HeraldDeviceLink
 
 extension ConsoleAPI {
     /// `GET /api/v1/devices/{id}/screen`: `{deviceID, online, updatedAt, screen}`.
-    func screen(deviceID: String) throws(WebError) -> WebResponse {
-        guard let screen = hub.screen(deviceID: deviceID) else {
+    func screen(deviceID: String) async throws(WebError) -> WebResponse {
+        let current: (screen: ConsoleHub.Screen?, online: Bool)
+        do {
+            current = try await hub.currentScreen(deviceID: deviceID)
+        } catch {
+            throw WebError(status: 503, message: "the store did not answer: \(error)")
+        }
+        guard let screen = current.screen else {
             throw WebError(status: 404, message: "device \(deviceID) has not sent a screen (unknown, or never connected)")
         }
         var writer = JSONTextWriter(capacity: 128 + screen.json.count)
         writer.beginObject()
         writer.member("deviceID", deviceID)
-        writer.member("online", hub.isOnline(deviceID: deviceID))
+        writer.member("online", current.online)
         writer.member("updatedAt", screen.updatedAtMilliseconds)
         writer.key("screen")
         writer.rawValue(screen.json)
@@ -38,6 +44,7 @@ extension ConsoleAPI {
         case .offline: throw WebError(status: 409, message: "device \(deviceID) is offline")
         case .timedOut:
             throw WebError(status: 504, message: "device \(deviceID) did not answer within \(configuration.interactionTimeout)")
+        case .unreachable(let message): throw WebError(status: 502, message: message)
         }
     }
 
@@ -141,6 +148,9 @@ extension ConsoleAPI {
                 writer.member("kind", "device")
                 writer.member("deviceID", deviceID)
                 writer.member("online", online)
+            case .resync(let lost):
+                writer.member("kind", "resync")
+                writer.member("lost", lost)
             }
             writer.endObject()
         }

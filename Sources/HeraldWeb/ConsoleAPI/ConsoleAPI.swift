@@ -61,7 +61,7 @@ extension ConsoleAPI {
 
     static let routes: [Route] = [
         Route(method: .get, path: "/api/v1/devices/{id}/screen") { (api, request) throws(WebError) in
-            try api.screen(deviceID: request.parameter("id"))
+            try await api.screen(deviceID: request.parameter("id"))
         },
         Route(method: .post, path: "/api/v1/devices/{id}/interactions") { (api, request) throws(WebError) in
             try await api.interact(deviceID: request.parameter("id"), body: request.body)

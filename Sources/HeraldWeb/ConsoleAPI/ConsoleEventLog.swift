@@ -12,6 +12,9 @@ public struct ConsoleEvent: Sendable, Hashable {
         case trace(apnsID: NotificationID, event: String)
         /// A device connected or disconnected.
         case device(deviceID: String, online: Bool)
+        /// Another node of a cluster had more events than it relays (docs/cluster.md, "The console"): `lost` of them
+        /// did not reach this node, so a reader refreshes everything.
+        case resync(lost: Int)
     }
 
     /// Its number: 1 for the first event of the process, one more for each later one.

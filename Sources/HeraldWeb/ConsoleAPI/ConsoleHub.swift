@@ -27,6 +27,9 @@ public final class ConsoleHub: Sendable {
         case offline
         /// No `interacted` came in time.
         case timedOut
+        /// On a cluster node: the interaction could not be handed to the node holding the device's link (the store did
+        /// not answer, or the interaction is too large to relay), with why.
+        case unreachable(String)
     }
 
     private struct State {
@@ -36,6 +39,8 @@ public final class ConsoleHub: Sendable {
         var pending: [String: OneShot<InteractionOutcome>] = [:]
         var nextInteraction: UInt64 = 0
         var closed = false
+        /// On a cluster node: what shares this hub's events and screens with the other nodes' consoles.
+        var relay: ConsoleRelay?
     }
 
     /// The live updates.
@@ -57,28 +62,71 @@ public final class ConsoleHub: Sendable {
         state.withLock { $0.sessions[deviceID] != nil }
     }
 
-    /// Records a trace event (the delivery engine calls it once the event is written).
-    public func traceRecorded(_ apnsID: NotificationID, event: String) {
-        events.append(.trace(apnsID: apnsID, event: event))
+    /// The device's newest screen and whether it is online: on a cluster node, of the whole cluster (the screen the
+    /// store keeps when it is newer than this node's, and online when any node holds the device's link).
+    public func currentScreen(deviceID: String) async throws -> (screen: Screen?, online: Bool) {
+        let local = screen(deviceID: deviceID)
+        let online = isOnline(deviceID: deviceID)
+        guard !online, let relay = state.withLock({ $0.relay }) else { return (local, online) }
+        return try await relay.sharedScreen(deviceID: deviceID, newerThan: local)
     }
 
-    /// Sends an `interact` frame to the device's newest link and waits up to `timeout` for its `interacted`.
+    /// Records a trace event (the delivery engine calls it once the event is written).
+    public func traceRecorded(_ apnsID: NotificationID, event: String) {
+        record(.trace(apnsID: apnsID, event: event))
+    }
+
+    /// Appends an event of this node, and hands it to the relay on a cluster node.
+    private func record(_ change: ConsoleEvent.Change) {
+        events.append(change)
+        state.withLock { $0.relay }?.relay(change)
+    }
+
+    /// Appends events that other nodes relayed (they are not relayed again).
+    func recordRelayed(_ changes: [ConsoleEvent.Change]) {
+        for change in changes { events.append(change) }
+    }
+
+    /// Shares this hub's events and screens with the other nodes of a cluster, and sends interactions for devices
+    /// connected elsewhere through it (``ConsoleRelay``).
+    func attach(_ relay: ConsoleRelay) {
+        state.withLock { $0.relay = relay }
+    }
+
+    /// Sends an `interact` frame to the device's newest link and waits up to `timeout` for its `interacted`. On a
+    /// cluster node, a device without a link here gets it through the node holding its link (unless `locally`).
     ///
     /// - Parameter interaction: makes the frame's body from the request id the hub chose.
     public func interact(
         deviceID: String,
         timeout: Duration,
+        locally: Bool = false,
         _ interaction: (_ id: String) -> DeviceLinkInteraction
     ) async -> InteractionOutcome {
         let waiter = OneShot<InteractionOutcome>()
-        let sent = state.withLock { state -> (DeviceLinkSession, String)? in
-            guard !state.closed, let session = state.sessions[deviceID]?.last else { return nil }
+        enum Route {
+            case here(DeviceLinkSession, String)
+            case relayed(ConsoleRelay)
+            case offline
+        }
+        let route = state.withLock { state -> Route in
+            guard !state.closed else { return .offline }
+            guard let session = state.sessions[deviceID]?.last else {
+                guard !locally, let relay = state.relay else { return .offline }
+                return .relayed(relay)
+            }
             state.nextInteraction += 1
             let id = "console-\(state.nextInteraction)"
             state.pending[id] = waiter
-            return (session, id)
+            return .here(session, id)
         }
-        guard let (session, id) = sent else { return .offline }
+        let session: DeviceLinkSession
+        let id: String
+        switch route {
+        case .here(let found, let foundID): (session, id) = (found, foundID)
+        case .relayed(let relay): return await relay.forward(deviceID: deviceID, interaction: interaction(""), timeout: timeout)
+        case .offline: return .offline
+        }
         session.interact(interaction(id))
         let outcome = await waiter.value(within: timeout, otherwise: .timedOut)
         _ = state.withLock { $0.pending.removeValue(forKey: id) }
@@ -89,6 +137,7 @@ public final class ConsoleHub: Sendable {
     public func close() {
         let waiters = state.withLock { state in
             state.closed = true
+            state.relay = nil
             defer { state.pending = [:] }
             return Array(state.pending.values)
         }
@@ -101,7 +150,7 @@ public final class ConsoleHub: Sendable {
     /// A device authenticated on a link: interactions go to it from now on.
     func sessionOpened(_ session: DeviceLinkSession) {
         state.withLock { $0.sessions[session.deviceID, default: []].append(session) }
-        events.append(.device(deviceID: session.deviceID, online: true))
+        record(.device(deviceID: session.deviceID, online: true))
     }
 
     /// A device's link closed; interactions go to its other open link, if any.
@@ -112,13 +161,19 @@ public final class ConsoleHub: Sendable {
             state.sessions[session.deviceID] = open.isEmpty ? nil : open
             return open.isEmpty
         }
-        if offline { events.append(.device(deviceID: session.deviceID, online: false)) }
+        if offline { record(.device(deviceID: session.deviceID, online: false)) }
     }
 
     /// A device sent its screen.
     func screenReceived(deviceID: String, json: [UInt8], atMilliseconds: Int64) {
-        state.withLock { $0.screens[deviceID] = Screen(json: json, updatedAtMilliseconds: atMilliseconds) }
+        let screen = Screen(json: json, updatedAtMilliseconds: atMilliseconds)
+        let relay = state.withLock { state in
+            state.screens[deviceID] = screen
+            return state.relay
+        }
         events.append(.screen(deviceID: deviceID))
+        // The relay writes the screen before it relays its event, so that another node's console reads this screen.
+        relay?.relay(screen: screen, deviceID: deviceID)
     }
 
     /// A device answered an `interact`; an answer nobody waits for (it came too late) is ignored.

@@ -20,6 +20,7 @@ extension InspectionAPI {
     func listDevices() async throws -> WebResponse {
         let devices = try await store.devices()
         let nodes = try await cluster?.deviceNodes(deviceID: nil)
+        let shared = try await sharedScreenTimes(deviceID: nil)
         var writer = JSONTextWriter(capacity: 256 * devices.count + 16)
         writer.beginObject()
         writer.key("devices")
@@ -29,7 +30,7 @@ extension InspectionAPI {
                 device,
                 tokens: try await store.tokens(deviceID: device.id),
                 online: engine.isOnline(deviceID: device.id),
-                screenAt: screenAt(device.id),
+                screenAt: screenAt(device.id, shared: shared),
                 nodes: nodes.map { $0[device.id] ?? [] },
                 into: &writer
             )
@@ -42,12 +43,13 @@ extension InspectionAPI {
     func device(id: String) async throws -> WebResponse {
         guard let device = try await store.device(id: id) else { throw WebError.notFound("no device \(id)") }
         let nodes = try await cluster?.deviceNodes(deviceID: device.id)
+        let shared = try await sharedScreenTimes(deviceID: device.id)
         var writer = JSONTextWriter()
         InspectionJSON.write(
             device,
             tokens: try await store.tokens(deviceID: id),
             online: engine.isOnline(deviceID: id),
-            screenAt: screenAt(id),
+            screenAt: screenAt(id, shared: shared),
             nodes: nodes.map { $0[device.id] ?? [] },
             into: &writer
         )

@@ -64,9 +64,16 @@ public struct InspectionAPI: Sendable {
             .map(\.element.event)
     }
 
-    /// When the device's newest screen arrived, if the console's hub has one.
-    func screenAt(_ deviceID: String) -> Int64? {
-        screens?.screen(deviceID: deviceID)?.updatedAtMilliseconds
+    /// When the device's newest screen arrived: the console's hub's, or the cluster store's when newer (`shared`).
+    func screenAt(_ deviceID: String, shared: [String: Int64]?) -> Int64? {
+        let local = screens?.screen(deviceID: deviceID)?.updatedAtMilliseconds
+        guard let other = shared?[deviceID] else { return local }
+        return max(local ?? other, other)
+    }
+
+    /// On a cluster node, when each device's screen (or the one `deviceID` names) was saved for the whole cluster.
+    func sharedScreenTimes(deviceID: String?) async throws -> [String: Int64]? {
+        try await (cluster as? any ConsoleClusterStore)?.sharedScreenTimes(deviceID: deviceID)
     }
 
     /// Adds the routes to the web port's.

@@ -62,6 +62,64 @@ struct ClusterEndToEndTests {
         }
     }
 
+    @Test("Node A's console shows a device connected to node B (its screen, its live events) and drives it through B")
+    func consoleAcrossNodes() async throws {
+        try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
+            let nodes = try await Self.startNodes(2, in: workspace)
+            let credentials = try await workspace.addDevice("phone")
+            let device = try await HeraldDeviceProcess.start(in: workspace, server: nodes[1], device: credentials)
+            let token = try await device.token(for: HeraldWorkspace.topic)
+            try await nodes[0].waitUntil(deviceID: credentials.id, isOnline: true)
+            let (_, start) = try await nodes[0].inspect("/api/v1/events")
+            let after = try #require(start?["next"] as? Int)
+
+            // The push shows on the screen node A's console reads (node B received it from the device).
+            let apnsID = try await nodes[0].send(token: token, ["--alert", "shown on b, read on a"])
+            _ = try await device.waitForNotification(apnsID)
+            let identifier = try await Interop.poll("node A's console shows the notification", deadline: .seconds(30)) { () -> String? in
+                let (status, answer) = try await nodes[0].inspect("/api/v1/devices/\(credentials.id)/screen")
+                guard status == 200, let answer, answer["online"] as? Bool == true else { return nil }
+                return Self.notifications(in: answer).first { $0["body"] as? String == "shown on b, read on a" }?["identifier"] as? String
+            }
+            let (_, listed) = try await nodes[0].inspect("/api/v1/devices/\(credentials.id)")
+            #expect(listed?["screenAt"] as? Int != nil, "\(listed ?? [:])")
+            // Node A's live events have node B's: the device's screens and the notification's trace events.
+            let (_, events) = try await nodes[0].inspect("/api/v1/events?after=\(after)")
+            let relayed = events?["events"] as? [[String: Any]] ?? []
+            #expect(relayed.contains { $0["kind"] as? String == "screen" && $0["deviceID"] as? String == credentials.id }, "\(relayed)")
+            #expect(relayed.contains { $0["kind"] as? String == "trace" && ($0["apnsID"] as? String)?.lowercased() == apnsID.lowercased() })
+
+            // A tap from node A's console runs on the device (its link is node B's): the trace says so, and the
+            // notification leaves the screen node A reads.
+            let tap = #"{"bundleID":"\#(HeraldWorkspace.topic)","kind":"tap","identifier":"\#(identifier)"}"#
+            let (status, answer) = try await nodes[0].webPost("/api/v1/devices/\(credentials.id)/interactions", json: tap)
+            #expect(status == 200 && answer?["ok"] as? Bool == true, "\(status) \(answer ?? [:])")
+            _ = try await nodes[0].waitForNotification(apnsID, "action") { $0.kinds.contains("action") }
+            try await Interop.poll("the tapped notification leaves the screen node A reads", deadline: .seconds(30)) { () -> Bool? in
+                let (_, answer) = try await nodes[0].inspect("/api/v1/devices/\(credentials.id)/screen")
+                return Self.notifications(in: answer ?? [:]).contains { $0["identifier"] as? String == identifier } ? nil : true
+            }
+            // The device refuses what it cannot do (the notification is gone): its message, through node B.
+            let (again, refusal) = try await nodes[0].webPost("/api/v1/devices/\(credentials.id)/interactions", json: tap)
+            #expect(again == 422 && (refusal?["error"] as? String)?.isEmpty == false, "\(again) \(refusal ?? [:])")
+
+            // Offline everywhere: node A still shows the last screen, offline, and an interaction is 409.
+            try await device.stop()
+            try await nodes[0].waitUntil(deviceID: credentials.id, isOnline: false)
+            let (kept, last) = try await nodes[0].inspect("/api/v1/devices/\(credentials.id)/screen")
+            #expect(kept == 200 && last?["online"] as? Bool == false, "\(kept) \(last ?? [:])")
+            let (offline, _) = try await nodes[0].webPost("/api/v1/devices/\(credentials.id)/interactions", json: tap)
+            #expect(offline == 409)
+        }
+    }
+
+    /// The notifications in Notification Center on a `GET /api/v1/devices/{id}/screen` answer.
+    static func notifications(in answer: [String: Any]) -> [[String: Any]] {
+        let apps = (answer["screen"] as? [String: Any])?["apps"] as? [[String: Any]] ?? []
+        let threads = apps.flatMap { ($0["center"] as? [String: Any])?["threads"] as? [[String: Any]] ?? [] }
+        return threads.flatMap { $0["notifications"] as? [[String: Any]] ?? [] }
+    }
+
     /// An alert with a new `apns-id` (lowercase), for the workspace's app.
     static func alert(_ text: String, to token: String) -> (apnsID: String, request: APNSRequest) {
         let apnsID = UUID().uuidString.lowercased()

@@ -99,6 +99,23 @@ final class HeraldServeProcess: Sendable {
         return (status, (try? JSONSerialization.jsonObject(with: body)) as? [String: Any])
     }
 
+    /// `POST` of a JSON body on the web port with curl: the status and the JSON object of the answer.
+    func webPost(_ path: String, json: String) async throws -> (status: Int, object: [String: Any]?) {
+        let result = try await ExternalProcess.run(
+            "curl",
+            [
+                "--silent", "--show-error", "--max-time", "30", "--write-out", "\n%{http_code}", "--header", "content-type: application/json",
+                "--data-binary", json, "http://127.0.0.1:\(linkPort)\(path)",
+            ],
+            deadline: .seconds(60)
+        )
+        guard result.succeeded, let newline = result.stdout.lastIndex(of: "\n"),
+            let status = Int(result.stdout[result.stdout.index(after: newline)...])
+        else { throw InteropError("curl POST \(path) failed: \(result)") }
+        let body = Data(result.stdout[..<newline].utf8)
+        return (status, (try? JSONSerialization.jsonObject(with: body)) as? [String: Any])
+    }
+
     /// `GET /api/v1/notifications/{apnsID}`: the notification with its trace, or `nil` on `404`.
     func notification(_ apnsID: String) async throws -> TracedNotification? {
         let (status, object) = try await inspect("/api/v1/notifications/\(apnsID)")
