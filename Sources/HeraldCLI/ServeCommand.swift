@@ -129,6 +129,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var nodeID: String?
 
+    @Option(
+        name: .customLong("node-lease"),
+        help:
+            "Seconds a --cluster node counts as alive after its last heartbeat (one a second); after it, other nodes keep its devices' notifications in the database. 2 to 300."
+    )
+    var nodeLease: Int = 5
+
     @Flag(
         name: .customLong("development-key"),
         inversion: .prefixedNo,
@@ -214,13 +221,19 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIFailure("--cluster needs --database (or HERALD_DATABASE_URL): the nodes of a cluster share one PostgreSQL database")
             }
             let id = nodeID ?? Self.defaultNodeID(port: tlsPort > 0 ? tlsPort : cleartextPort)
+            guard (2...300).contains(nodeLease) else {
+                throw CLIFailure("--node-lease must be 2 to 300 seconds (a heartbeat is written every second), not \(nodeLease)")
+            }
             do {
                 configuration.database?.cluster = try PostgresStore.Configuration.Cluster(nodeID: id)
             } catch let error as StoreError {
                 throw CLIFailure("--node-id: \(error.detail ?? "\(error)")")
             }
+            configuration.database?.cluster?.lease = .seconds(nodeLease)
         } else if nodeID != nil {
             throw CLIFailure("--node-id needs --cluster")
+        } else if nodeLease != 5 {
+            throw CLIFailure("--node-lease needs --cluster")
         }
         return configuration
     }

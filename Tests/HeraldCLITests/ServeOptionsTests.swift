@@ -41,7 +41,7 @@ struct ServeOptionsTests {
         }
     }
 
-    @Test("--cluster: needs --database; --node-id defaults to the host name and provider port, is checked, and needs --cluster")
+    @Test("--cluster: needs --database; --node-id defaults to the host name and provider port, is checked, and needs --cluster; --node-lease")
     func cluster() throws {
         let database = "postgres://herald@db.example/herald"
         let named = try ServeCommand.parse(["--database", database, "--cluster", "--node-id", "node-a"]).makeConfiguration()
@@ -64,6 +64,19 @@ struct ServeOptionsTests {
         #expect(throws: CLIFailure.self) { try badID.makeConfiguration() }
         let idAlone = try ServeCommand.parse(["--database", database, "--node-id", "node-a"])
         #expect(throws: CLIFailure("--node-id needs --cluster")) { try idAlone.makeConfiguration() }
+
+        // The lease: 5 s by default, 2 to 300, only for a cluster node.
+        #expect(named.database?.cluster?.lease == .seconds(5))
+        let longLease = try ServeCommand.parse(["--database", database, "--cluster", "--node-lease", "30"]).makeConfiguration()
+        #expect(longLease.database?.cluster?.lease == .seconds(30))
+        for bad in ["1", "301", "0"] {
+            let lease = try ServeCommand.parse(["--database", database, "--cluster", "--node-lease", bad])
+            #expect(throws: CLIFailure("--node-lease must be 2 to 300 seconds (a heartbeat is written every second), not \(bad)")) {
+                try lease.makeConfiguration()
+            }
+        }
+        let leaseAlone = try ServeCommand.parse(["--database", database, "--node-lease", "30"])
+        #expect(throws: CLIFailure("--node-lease needs --cluster")) { try leaseAlone.makeConfiguration() }
     }
 
     @Test("a port that is not a number is still an error")
