@@ -343,6 +343,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
             .product(name: "NIOWebSocket", package: "swift-nio"),
         ]
     ),
+    ("FuzzConsoleRelay", ["HeraldWeb", "HeraldDeviceLink", "HeraldCore"]),
 ]
 for fuzzTarget in fuzzTargets {
     package.targets.append(

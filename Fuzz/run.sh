@@ -13,7 +13,7 @@ ROOT=$PWD
 
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile FuzzDeviceLinkFrames)
+ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile FuzzDeviceLinkFrames FuzzConsoleRelay)
 if [ "$#" -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 SCRATCH=${FUZZ_SCRATCH:-$ROOT/.build-fuzz}
 OUT=${FUZZ_OUT:-$SCRATCH/out}
@@ -24,11 +24,11 @@ fi
 
 # The largest input each target is given: a frame reader input holds a few frames; payloads and tokens are limited to
 # 4 KB by APNs itself (a VoIP payload may be 5 KB); a header block a client sends is rarely above 4 KB; a device-link
-# frame is a payload and a few hundred bytes around it.
+# frame is a payload and a few hundred bytes around it; a console relay message is at most a NOTIFY payload (8000).
 max_len() {
     case "$1" in
     FuzzHTTP2Frames) echo 16384 ;;
-    FuzzAPNSFile | FuzzDeviceLinkFrames) echo 8192 ;;
+    FuzzAPNSFile | FuzzDeviceLinkFrames | FuzzConsoleRelay) echo 8192 ;;
     *) echo 4096 ;;
     esac
 }

@@ -122,6 +122,7 @@ extension ConsoleAPI {
 
     /// `GET /api/v1/events?after=`: the events after `after`, waiting for one when there are none yet.
     func events(request: WebRequest) async throws(WebError) -> WebResponse {
+        hub.readerArrived()
         let page: (events: [ConsoleEvent], next: UInt64)
         if let text = request.queryValue("after") {
             guard let after = UInt64(text) else { throw .badRequest("after must be a non-negative integer (the last seq seen)") }

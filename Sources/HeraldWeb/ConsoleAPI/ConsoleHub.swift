@@ -82,6 +82,12 @@ public final class ConsoleHub: Sendable {
         state.withLock { $0.relay }?.relay(change)
     }
 
+    /// A console reads the live events (`GET /api/v1/events`): on a cluster node, the other nodes relay their trace
+    /// events while one does (``ConsoleRelay``).
+    func readerArrived() {
+        state.withLock { $0.relay }?.readerArrived()
+    }
+
     /// Appends events that other nodes relayed (they are not relayed again).
     func recordRelayed(_ changes: [ConsoleEvent.Change]) {
         for change in changes { events.append(change) }

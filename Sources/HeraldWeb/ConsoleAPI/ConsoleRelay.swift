@@ -13,7 +13,9 @@ import Synchronization
 ///   every ``Configuration/flushInterval``); a console reads the store's when the device is not connected to its node.
 /// - **Live events**: each node relays its own (screens, connections, trace events) as store messages every
 ///   ``Configuration/flushInterval``, after the screens they name are written; each node appends the other nodes' to
-///   its event log. Per flush, a notification's trace events become its newest one (what a console reads of them: that
+///   its event log. Trace events (one or more per notification) are relayed only while a console reads another node's
+///   events: a node whose events are read says so every ``Configuration/watchInterval``, and the others relay their
+///   trace events until three intervals pass without it. Per flush, a notification's trace events become its newest one (what a console reads of them: that
 ///   its trace changed) and a device's screens one; what does not fit in ``Configuration/maximumMessagesPerFlush``
 ///   messages is counted as `lost`, which another node's console reads as `resync` (refresh everything).
 /// - **Interactions** for a device connected elsewhere go to the node holding its link, which runs them and answers.
@@ -31,6 +33,9 @@ public final class ConsoleRelay: Service, Sendable {
         public var interactionTimeout: Duration = .seconds(5)
         /// How long a forwarded interaction waits for its answer beyond the device's own time limit. Default 2 s.
         public var forwardingMargin: Duration = .seconds(2)
+        /// How often a node whose live events a console reads says so to the others (a console's long poll asks at
+        /// least every 25 s). Default 5 s.
+        public var watchInterval: Duration = .seconds(5)
 
         /// The defaults.
         public init() {}
@@ -42,6 +47,13 @@ public final class ConsoleRelay: Service, Sendable {
         var lost = 0
         var waiting: [String: OneShot<ConsoleHub.InteractionOutcome>] = [:]
         var nextReference: UInt64 = 0
+        /// Until when another node's console reads events (this node relays its trace events until then).
+        var othersWatchUntil: ContinuousClock.Instant?
+        /// Whether trace events are queued: `othersWatchUntil` is in the future (updated at each flush).
+        var relaysTraces = false
+        /// When a console last read this node's events, and when this node last said so.
+        var readAt: ContinuousClock.Instant?
+        var saidWatchingAt: ContinuousClock.Instant?
     }
 
     let hub: ConsoleHub
@@ -96,9 +108,10 @@ public final class ConsoleRelay: Service, Sendable {
 
     // MARK: This node's screens and events
 
-    /// Queues one of this node's events for the other nodes.
+    /// Queues one of this node's events for the other nodes; a trace event only while another node's console reads.
     func relay(_ change: ConsoleEvent.Change) {
         outbox.withLock { outbox in
+            if case .trace = change, !outbox.relaysTraces { return }
             if outbox.events.count < configuration.maximumPendingEvents {
                 outbox.events.append(change)
             } else {
@@ -113,16 +126,37 @@ public final class ConsoleRelay: Service, Sendable {
         relay(.screen(deviceID: deviceID))
     }
 
+    /// A console reads this node's live events.
+    func readerArrived() {
+        let now = ContinuousClock.now
+        outbox.withLock { $0.readAt = now }
+    }
+
     /// Writes the queued screens, then relays the queued events. A screen the store did not take is kept for the next
-    /// flush unless a newer one came meanwhile; its event is relayed anyway (a console reads what the store has).
+    /// flush unless a newer one came meanwhile; its event is relayed anyway (a console reads what the store has). Says
+    /// that this node's events are read, when they are.
     func flush() async {
-        let (screens, events, lost) = outbox.withLock { outbox in
+        let now = ContinuousClock.now
+        let (screens, events, lost, sayWatching) = outbox.withLock { outbox in
             defer {
                 outbox.screens = [:]
                 outbox.events = []
                 outbox.lost = 0
             }
-            return (outbox.screens, outbox.events, outbox.lost)
+            outbox.relaysTraces = outbox.othersWatchUntil.map { now < $0 } ?? false
+            // A long poll lasts up to 25 s: a reader counts as reading for 30 s after its last request.
+            let reading = outbox.readAt.map { now < $0 + .seconds(30) } ?? false
+            let due = outbox.saidWatchingAt.map { now >= $0 + configuration.watchInterval } ?? true
+            if reading && due { outbox.saidWatchingAt = now }
+            return (outbox.screens, outbox.events, outbox.lost, reading && due)
+        }
+        if sayWatching {
+            do {
+                try await store.sendConsoleMessage(ConsoleRelayMessage.watching(from: nodeID).text)
+            } catch {
+                logger.warning("Telling other nodes that a console reads failed", metadata: ["store.error": "\(error)"])
+                outbox.withLock { $0.saidWatchingAt = nil }
+            }
         }
         if !screens.isEmpty {
             let shared = screens.map {
@@ -245,6 +279,13 @@ public final class ConsoleRelay: Service, Sendable {
                 } catch {
                     logger.warning("Answering a forwarded interaction failed", metadata: ["store.error": "\(error)"])
                 }
+            }
+        case .watching(let from):
+            guard from != nodeID else { return }
+            let until = ContinuousClock.now + configuration.watchInterval * 3
+            outbox.withLock { outbox in
+                outbox.othersWatchUntil = max(outbox.othersWatchUntil ?? until, until)
+                outbox.relaysTraces = true
             }
         case .interacted(_, let to, let reference, let outcome):
             guard to == nodeID else { return }

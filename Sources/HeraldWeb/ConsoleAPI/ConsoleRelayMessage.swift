@@ -9,6 +9,8 @@ import HeraldDeviceLink
 /// - `{"from":"node-a","to":"node-b","interact":ref,"deviceID":…,"frame":…}`: run the `interact` frame `frame` (its
 ///   text) on the device's link that node B holds, and answer `ref`.
 /// - `{"from":"node-b","to":"node-a","interacted":ref,"outcome":"done"|"refused"|"offline"|"timedOut","message":…}`.
+/// - `{"from":"node-a","watching":true}`: a console reads node A's live events, so the other nodes relay their trace
+///   events too.
 ///
 /// Reading is strict and bounded: a message that is not one of these, or over ``maximumBytes``, is `nil`.
 enum ConsoleRelayMessage: Sendable, Hashable {
@@ -18,6 +20,8 @@ enum ConsoleRelayMessage: Sendable, Hashable {
     case interact(from: String, to: String, reference: String, deviceID: String, interaction: DeviceLinkInteraction)
     /// How an interaction went, for the node `to` that asked.
     case interacted(from: String, to: String, reference: String, outcome: ConsoleHub.InteractionOutcome)
+    /// A console reads the live events of the node `from`.
+    case watching(from: String)
 
     /// The most bytes a message read is allowed (more than any store carries).
     static let maximumBytes = 64 * 1024
@@ -40,6 +44,9 @@ enum ConsoleRelayMessage: Sendable, Hashable {
             writer.member("interact", reference)
             writer.member("deviceID", deviceID)
             writer.member("frame", String(decoding: DeviceLinkServerMessage.interact(interaction).frame(), as: UTF8.self))
+        case .watching(let from):
+            writer.member("from", from)
+            writer.member("watching", true)
         case .interacted(let from, let to, let reference, let outcome):
             writer.member("from", from)
             writer.member("to", to)
@@ -93,6 +100,10 @@ enum ConsoleRelayMessage: Sendable, Hashable {
             let lost = object["lost"]?.intValue ?? 0
             guard lost >= 0 else { return nil }
             self = .events(from: from, events.compactMap(Self.change), lost: lost)
+            return
+        }
+        if object["watching"]?.boolValue == true {
+            self = .watching(from: from)
             return
         }
         guard let to = object["to"]?.stringValue else { return nil }

@@ -35,6 +35,7 @@ struct ConsoleRelayTests {
             .interacted(from: "node-b", to: "node-a", reference: "node-a/3", outcome: .offline),
             .interacted(from: "node-b", to: "node-a", reference: "node-a/4", outcome: .timedOut),
             .interacted(from: "node-b", to: "node-a", reference: "node-a/5", outcome: .unreachable("why")),
+            .watching(from: "node-a"),
         ]
         for message in messages { #expect(ConsoleRelayMessage(text: message.text) == message, "\(message.text)") }
 
@@ -121,6 +122,8 @@ struct ConsoleRelayTests {
                     == .offline
             )
 
+            // No console reads node A's events: B's trace events stay on B; screens and connections are relayed anyway.
+            hubB.traceRecorded(Self.apnsID, event: "unwatched")
             let client = try await fixture.connect(as: credentials)
             bus.route(deviceID, to: "node-b")
             try await client.send(.screen(json: Array(#"{"name":"on b"}"#.utf8)))
@@ -129,15 +132,23 @@ struct ConsoleRelayTests {
             }
             #expect(try await hubA.currentScreen(deviceID: deviceID).online)
             #expect(hubA.screen(deviceID: deviceID) == nil, "node A keeps no screen of its own for B's device")
-            hubB.traceRecorded(Self.apnsID, event: "displayed")
-            try await Self.eventually("node A sees B's events") {
+            try await Self.eventually("node A sees B's screen and connection events") {
                 let changes = hubA.events.events(after: 0).events.map(\.change)
                 return changes.contains(.device(deviceID: deviceID, online: true)) && changes.contains(.screen(deviceID: deviceID))
-                    && changes.contains(.trace(apnsID: Self.apnsID, event: "displayed"))
+            }
+            #expect(!hubA.events.events(after: 0).events.contains { $0.change == .trace(apnsID: Self.apnsID, event: "unwatched") })
+
+            // A console reads node A's events: node B relays its trace events from then on (once it has heard so).
+            hubA.readerArrived()
+            var recorded = 0
+            try await Self.eventually("node A sees B's trace events") {
+                hubB.traceRecorded(Self.apnsID, event: "displayed")
+                recorded += 1
+                return hubA.events.events(after: 0).events.contains { $0.change == .trace(apnsID: Self.apnsID, event: "displayed") }
             }
             // Relayed events are not relayed back.
             try await Task.sleep(for: .milliseconds(100))
-            #expect(hubB.events.events(after: 0).events.filter { $0.change == .trace(apnsID: Self.apnsID, event: "displayed") }.count == 1)
+            #expect(hubB.events.events(after: 0).events.filter { $0.change == .trace(apnsID: Self.apnsID, event: "displayed") }.count == recorded)
 
             // An interaction on A runs on the device's link on B; the device's answer comes back to A.
             for answer in [nil, "no such notification"] as [String?] {
@@ -194,6 +205,7 @@ struct ConsoleRelayTests {
         )
         let listening = Task { try await relayA.run() }
         defer { listening.cancel() }
+        relayB.received(ConsoleRelayMessage.watching(from: "node-a").text)
         for index in 0..<25 { hubB.traceRecorded(NotificationID(UUID().uuidString)!, event: "sent \(index)") }
         // B's relay is not running: flush it by hand, once A listens.
         try await Self.eventually("node A listens") { bus.listenerCount > 0 }
