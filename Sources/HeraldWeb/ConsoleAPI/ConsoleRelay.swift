@@ -15,10 +15,12 @@ import Synchronization
 ///   ``Configuration/flushInterval``, after the screens they name are written; each node appends the other nodes' to
 ///   its event log. Trace events (one or more per notification) are relayed only while a console reads another node's
 ///   events: a node whose events are read says so every ``Configuration/watchInterval``, and the others relay their
-///   trace events until three intervals pass without it. Per flush, a notification's trace events become its newest one (what a console reads of them: that
-///   its trace changed) and a device's screens one; what does not fit in ``Configuration/maximumMessagesPerFlush``
-///   messages is counted as `lost`, which another node's console reads as `resync` (refresh everything).
-/// - **Interactions** for a device connected elsewhere go to the node holding its link, which runs them and answers.
+///   trace events until three intervals pass without it. Per flush, a notification's trace events become its newest
+///   one (what a console reads of them: that its trace changed) and a device's screens one; what does not fit in
+///   ``Configuration/maximumMessagesPerFlush`` messages is counted as `lost`, which another node's console reads as
+///   `resync` (refresh everything).
+/// - **Interactions** for a device connected elsewhere go to the node holding its link, which runs them and answers
+///   (at most ``Configuration/maximumForwardedInteractions`` at once; more are answered `unreachable`).
 public final class ConsoleRelay: Service, Sendable {
     /// How often and how much it relays.
     public struct Configuration: Sendable {
@@ -36,6 +38,9 @@ public final class ConsoleRelay: Service, Sendable {
         /// How often a node whose live events a console reads says so to the others (a console's long poll asks at
         /// least every 25 s). Default 5 s.
         public var watchInterval: Duration = .seconds(5)
+        /// The most interactions other nodes forwarded that this node runs at once (each waits up to
+        /// ``interactionTimeout`` for its device). Default 64.
+        public var maximumForwardedInteractions = 64
 
         /// The defaults.
         public init() {}
@@ -54,6 +59,8 @@ public final class ConsoleRelay: Service, Sendable {
         /// When a console last read this node's events, and when this node last said so.
         var readAt: ContinuousClock.Instant?
         var saidWatchingAt: ContinuousClock.Instant?
+        /// Interactions other nodes forwarded that run now.
+        var forwardedRunning = 0
     }
 
     let hub: ConsoleHub
@@ -267,11 +274,24 @@ public final class ConsoleRelay: Service, Sendable {
             hub.recordRelayed(changes + (lost > 0 ? [.resync(lost: lost)] : []))
         case .interact(let from, let to, let reference, let deviceID, let interaction):
             guard to == nodeID else { return }
+            let admitted = outbox.withLock { outbox in
+                guard outbox.forwardedRunning < configuration.maximumForwardedInteractions else { return false }
+                outbox.forwardedRunning += 1
+                return true
+            }
             Task {
-                let outcome = await hub.interact(deviceID: deviceID, timeout: configuration.interactionTimeout, locally: true) { id in
-                    var local = interaction
-                    local.id = id
-                    return local
+                let outcome: ConsoleHub.InteractionOutcome
+                if admitted {
+                    outcome = await hub.interact(deviceID: deviceID, timeout: configuration.interactionTimeout, locally: true) { id in
+                        var local = interaction
+                        local.id = id
+                        return local
+                    }
+                    outbox.withLock { $0.forwardedRunning -= 1 }
+                } else {
+                    outcome = .unreachable(
+                        "node \(nodeID) runs \(configuration.maximumForwardedInteractions) forwarded interactions already; try again"
+                    )
                 }
                 let answer = ConsoleRelayMessage.interacted(from: nodeID, to: from, reference: reference, outcome: outcome)
                 do {

@@ -187,6 +187,61 @@ struct ConsoleRelayTests {
         }
     }
 
+    @Test("A node runs at most so many forwarded interactions at once; one more is answered unreachable")
+    func forwardedInteractionLimit() async throws {
+        try await LinkServerFixture.with { fixture in
+            let bus = ConsoleBus()
+            let credentials = try await fixture.addDevice()
+            let deviceID = credentials.device.id
+            var configuration = Self.fast
+            configuration.maximumForwardedInteractions = 1
+            let hubA = ConsoleHub()
+            let relayA = ConsoleRelay(hub: hubA, store: bus.node("node-a"), configuration: configuration, logger: Logger(label: "test.relay.a"))
+            let relayB = ConsoleRelay(
+                hub: fixture.server.console,
+                store: bus.node("node-b"),
+                configuration: configuration,
+                logger: Logger(label: "test.relay.b")
+            )
+            let running = [Task { try await relayA.run() }, Task { try await relayB.run() }]
+            defer { for task in running { task.cancel() } }
+            try await Self.eventually("both nodes listen") { bus.listenerCount == 2 }
+            let client = try await fixture.connect(as: credentials)
+            bus.route(deviceID, to: "node-b")
+
+            func tap() -> Task<ConsoleHub.InteractionOutcome, Never> {
+                Task {
+                    await hubA.interact(deviceID: deviceID, timeout: .seconds(10)) {
+                        DeviceLinkInteraction(id: $0, bundleID: Self.app, kind: .tap, identifier: "n1")
+                    }
+                }
+            }
+            let first = tap()
+            guard case .interact(let running) = try await client.nextMessage() else {
+                Issue.record("expected an interact frame")
+                return
+            }
+            // The device has not answered the first: a second is refused by node B, not queued.
+            let second = await tap().value
+            guard case .unreachable(let why) = second else {
+                Issue.record("expected unreachable, got \(second)")
+                return
+            }
+            #expect(why.contains("runs 1 forwarded interactions already"), "\(why)")
+            try await client.send(.interacted(DeviceLinkInteractionResult(id: running.id)))
+            #expect(await first.value == .done)
+            // Room again.
+            let third = tap()
+            guard case .interact(let next) = try await client.nextMessage() else {
+                Issue.record("expected an interact frame")
+                return
+            }
+            try await client.send(.interacted(DeviceLinkInteractionResult(id: next.id)))
+            #expect(await third.value == .done)
+            await client.close()
+        }
+    }
+
     @Test("More events between two flushes than a node keeps: the others' consoles get resync with the count")
     func lostEvents() async throws {
         let bus = ConsoleBus()
