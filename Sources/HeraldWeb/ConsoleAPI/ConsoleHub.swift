@@ -28,7 +28,7 @@ public final class ConsoleHub: Sendable {
         /// No `interacted` came in time.
         case timedOut
         /// On a cluster node: the interaction could not be handed to the node holding the device's link (the store did
-        /// not answer, or the interaction is too large to relay), with why.
+        /// not answer, the interaction is too large to relay, or that node runs too many already), with why.
         case unreachable(String)
     }
 
@@ -39,13 +39,14 @@ public final class ConsoleHub: Sendable {
         var pending: [String: OneShot<InteractionOutcome>] = [:]
         var nextInteraction: UInt64 = 0
         var closed = false
-        /// On a cluster node: what shares this hub's events and screens with the other nodes' consoles.
-        var relay: ConsoleRelay?
     }
 
     /// The live updates.
     public let events: ConsoleEventLog
     private let state = Mutex(State())
+    /// On a cluster node: what shares this hub's events and screens with the other nodes' consoles. A lock of its own:
+    /// every trace event reads it, and none should wait for the sessions' lock for that.
+    private let relay = Mutex<ConsoleRelay?>(nil)
 
     /// An empty hub.
     public init(events: ConsoleEventLog = ConsoleEventLog()) {
@@ -67,7 +68,7 @@ public final class ConsoleHub: Sendable {
     public func currentScreen(deviceID: String) async throws -> (screen: Screen?, online: Bool) {
         let local = screen(deviceID: deviceID)
         let online = isOnline(deviceID: deviceID)
-        guard !online, let relay = state.withLock({ $0.relay }) else { return (local, online) }
+        guard !online, let relay = relay.withLock({ $0 }) else { return (local, online) }
         return try await relay.sharedScreen(deviceID: deviceID, newerThan: local)
     }
 
@@ -79,13 +80,13 @@ public final class ConsoleHub: Sendable {
     /// Appends an event of this node, and hands it to the relay on a cluster node.
     private func record(_ change: ConsoleEvent.Change) {
         events.append(change)
-        state.withLock { $0.relay }?.relay(change)
+        relay.withLock { $0 }?.relay(change)
     }
 
     /// A console reads the live events (`GET /api/v1/events`): on a cluster node, the other nodes relay their trace
     /// events while one does (``ConsoleRelay``).
     func readerArrived() {
-        state.withLock { $0.relay }?.readerArrived()
+        relay.withLock { $0 }?.readerArrived()
     }
 
     /// Appends events that other nodes relayed (they are not relayed again).
@@ -96,7 +97,13 @@ public final class ConsoleHub: Sendable {
     /// Shares this hub's events and screens with the other nodes of a cluster, and sends interactions for devices
     /// connected elsewhere through it (``ConsoleRelay``).
     func attach(_ relay: ConsoleRelay) {
-        state.withLock { $0.relay = relay }
+        self.relay.withLock { $0 = relay }
+    }
+
+    /// On a cluster node, when each device's screen (or the one `deviceID` names) was saved for the whole cluster;
+    /// `nil` on a single node.
+    public func sharedScreenTimes(deviceID: String?) async throws -> [String: Int64]? {
+        try await relay.withLock { $0 }?.store.sharedScreenTimes(deviceID: deviceID)
     }
 
     /// Sends an `interact` frame to the device's newest link and waits up to `timeout` for its `interacted`. On a
@@ -115,12 +122,10 @@ public final class ConsoleHub: Sendable {
             case relayed(ConsoleRelay)
             case offline
         }
+        let relay = locally ? nil : self.relay.withLock { $0 }
         let route = state.withLock { state -> Route in
             guard !state.closed else { return .offline }
-            guard let session = state.sessions[deviceID]?.last else {
-                guard !locally, let relay = state.relay else { return .offline }
-                return .relayed(relay)
-            }
+            guard let session = state.sessions[deviceID]?.last else { return relay.map { .relayed($0) } ?? .offline }
             state.nextInteraction += 1
             let id = "console-\(state.nextInteraction)"
             state.pending[id] = waiter
@@ -143,10 +148,10 @@ public final class ConsoleHub: Sendable {
     public func close() {
         let waiters = state.withLock { state in
             state.closed = true
-            state.relay = nil
             defer { state.pending = [:] }
             return Array(state.pending.values)
         }
+        relay.withLock { $0 = nil }
         for waiter in waiters { waiter.fulfil(.offline) }
         events.close()
     }
@@ -173,13 +178,10 @@ public final class ConsoleHub: Sendable {
     /// A device sent its screen.
     func screenReceived(deviceID: String, json: [UInt8], atMilliseconds: Int64) {
         let screen = Screen(json: json, updatedAtMilliseconds: atMilliseconds)
-        let relay = state.withLock { state in
-            state.screens[deviceID] = screen
-            return state.relay
-        }
+        state.withLock { $0.screens[deviceID] = screen }
         events.append(.screen(deviceID: deviceID))
         // The relay writes the screen before it relays its event, so that another node's console reads this screen.
-        relay?.relay(screen: screen, deviceID: deviceID)
+        relay.withLock { $0 }?.relay(screen: screen, deviceID: deviceID)
     }
 
     /// A device answered an `interact`; an answer nobody waits for (it came too late) is ignored.

@@ -117,20 +117,24 @@ public final class ConsoleRelay: Service, Sendable {
 
     /// Queues one of this node's events for the other nodes; a trace event only while another node's console reads.
     func relay(_ change: ConsoleEvent.Change) {
-        outbox.withLock { outbox in
-            if case .trace = change, !outbox.relaysTraces { return }
-            if outbox.events.count < configuration.maximumPendingEvents {
-                outbox.events.append(change)
-            } else {
-                outbox.lost += 1
-            }
-        }
+        outbox.withLock { queue(change, in: &$0) }
     }
 
     /// Queues a screen this node received for the store, and its event for the other nodes.
     func relay(screen: ConsoleHub.Screen, deviceID: String) {
-        outbox.withLock { $0.screens[deviceID] = screen }
-        relay(.screen(deviceID: deviceID))
+        outbox.withLock { outbox in
+            outbox.screens[deviceID] = screen
+            queue(.screen(deviceID: deviceID), in: &outbox)
+        }
+    }
+
+    private func queue(_ change: ConsoleEvent.Change, in outbox: inout Outbox) {
+        if case .trace = change, !outbox.relaysTraces { return }
+        if outbox.events.count < configuration.maximumPendingEvents {
+            outbox.events.append(change)
+        } else {
+            outbox.lost += 1
+        }
     }
 
     /// A console reads this node's live events.

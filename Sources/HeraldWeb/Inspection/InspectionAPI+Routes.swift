@@ -20,7 +20,7 @@ extension InspectionAPI {
     func listDevices() async throws -> WebResponse {
         let devices = try await store.devices()
         let nodes = try await cluster?.deviceNodes(deviceID: nil)
-        let shared = try await sharedScreenTimes(deviceID: nil)
+        let shared = try await screens?.sharedScreenTimes(deviceID: nil)
         var writer = JSONTextWriter(capacity: 256 * devices.count + 16)
         writer.beginObject()
         writer.key("devices")
@@ -43,7 +43,7 @@ extension InspectionAPI {
     func device(id: String) async throws -> WebResponse {
         guard let device = try await store.device(id: id) else { throw WebError.notFound("no device \(id)") }
         let nodes = try await cluster?.deviceNodes(deviceID: device.id)
-        let shared = try await sharedScreenTimes(deviceID: device.id)
+        let shared = try await screens?.sharedScreenTimes(deviceID: device.id)
         var writer = JSONTextWriter()
         InspectionJSON.write(
             device,

@@ -71,11 +71,6 @@ public struct InspectionAPI: Sendable {
         return max(local ?? other, other)
     }
 
-    /// On a cluster node, when each device's screen (or the one `deviceID` names) was saved for the whole cluster.
-    func sharedScreenTimes(deviceID: String?) async throws -> [String: Int64]? {
-        try await (cluster as? any ConsoleClusterStore)?.sharedScreenTimes(deviceID: deviceID)
-    }
-
     /// Adds the routes to the web port's.
     public func addRoutes(to routes: inout WebRoutes) {
         for route in Self.routes {
