@@ -107,6 +107,24 @@ struct DeliveryStateMachineClusterTests {
         #expect(machine.successors[notification.id.key]?.sequence == 9)
     }
 
+    @Test("The gateway's word for a commit that a sweep or hand-off brought here first is not a reused apns-id: nothing twice")
+    func acceptedAfterAdopted() {
+        var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")
+        let session = RecordingSession()
+        _ = machine.sessionOpened(session, tokens: [token], now: t0)
+        let notification = makeNotification(token: token)
+        #expect(machine.adopt([stored(notification, sequence: 5)], atConnection: false, now: t0).sentIDs == [notification.id])
+        // Before the fix it became its own successor ("apns-id-outstanding") and was sent again after the ack.
+        #expect(machine.accepted(notification, sequence: 5, now: t0 + 1).isEmpty)
+        #expect(machine.successors[notification.id.key] == nil)
+        let acknowledged = machine.acknowledged(notification.id, session: session.id, now: t0 + 2)
+        #expect(acknowledged.sentIDs.isEmpty)
+        #expect(acknowledged.changes.kinds == [.acknowledged])
+        // A provider that reuses the apns-id later (a newer sequence) is served as on one node.
+        let reused = makeNotification(token: token, id: notification.id)
+        #expect(machine.accepted(reused, sequence: 8, now: t0 + 3).sentIDs == [notification.id])
+    }
+
     @Test("A closed session's tokens are forgotten: what it had not acknowledged is traced stored and left to the store")
     func closeForgetsTheTokens() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")

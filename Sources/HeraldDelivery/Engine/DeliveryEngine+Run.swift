@@ -50,6 +50,8 @@ extension DeliveryEngine {
             switch event {
             case .accepted(let notification, let sequence, let deviceFault):
                 onTraceRecorded?(notification.id, .accepted)
+                // A cluster node may have taken the row from the store and finished it before the gateway's word came.
+                if cluster != nil, let sequence, finished.contains(sequence) { continue }
                 actions = machine.accepted(notification, sequence: sequence, deviceFault: deviceFault, now: now)
                 publishSessions(of: actions, machine)
             case .sessionOpened(let session, let tokens):

@@ -33,12 +33,16 @@ extension DeliveryStateMachine {
     /// and not held already.
     func adoptable(_ rows: [StoredNotification]) -> [StoredNotification] {
         rows.sorted { $0.sequence < $1.sequence }.filter { row in
-            let key = row.notification.id.key
-            guard row.state == .stored, owners[row.notification.token] != nil else { return false }
-            if let entry = entries[key], (entry.sequence ?? .max) >= row.sequence { return false }
-            if let successor = successors[key], (successor.sequence ?? .max) >= row.sequence { return false }
-            return true
+            row.state == .stored && owners[row.notification.token] != nil && !holds(row.notification.id.key, sequence: row.sequence)
         }
+    }
+
+    /// Whether the machine holds this notification already: the same sequence, or a newer one with the same `apns-id`
+    /// (a row, or the gateway's word for a commit a hand-off or sweep brought here first).
+    func holds(_ key: String, sequence: Int64) -> Bool {
+        if let entry = entries[key], (entry.sequence ?? .max) >= sequence { return true }
+        if let successor = successors[key], (successor.sequence ?? .max) >= sequence { return true }
+        return false
     }
 
     /// What one node does to notifications that wait for an offline device, applied to rows read at its connection:

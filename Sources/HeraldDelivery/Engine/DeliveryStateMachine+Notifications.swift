@@ -15,6 +15,9 @@ extension DeliveryStateMachine {
             actions.append(Self.change(id, sequence, .discarded, .discarded, now, ["reason": .string("token-unregistered")]))
             return actions
         }
+        // A cluster node may have taken this very row from the store (a sweep or hand-off read it after the commit and
+        // before the gateway's word came): it is held already, not a reused `apns-id`.
+        if clusterMode, let sequence, holds(id.key, sequence: sequence) { return actions }
         // A provider reused an `apns-id`: the store already replaced the row and traced it.
         if case .outstanding = entries[id.key]?.status {
             // Why: an `ack` names only the `apns-id`, so the newer one waits until the older's ack (or its session's
