@@ -11,9 +11,16 @@ func withRunningEngine<T: Sendable>(
     clock: ManualWallClock = ManualWallClock(milliseconds: t0),
     configuration: DeliveryEngine.Configuration = .forTests,
     restoreFirst: Bool = false,
+    cluster: (any ClusterStore)? = nil,
     _ body: @Sendable (DeliveryEngine) async throws -> T
 ) async throws -> T {
-    let engine = DeliveryEngine(store: store, configuration: configuration, clock: clock, logger: Logger(label: "test.delivery"))
+    let engine = DeliveryEngine(
+        store: store,
+        configuration: configuration,
+        clock: clock,
+        cluster: cluster,
+        logger: Logger(label: "test.delivery")
+    )
     if restoreFirst { try await engine.restore() }
     let group = ServiceGroup(services: [engine], logger: Logger(label: "test.group"))
     return try await withThrowingTaskGroup(of: Void.self) { tasks in
