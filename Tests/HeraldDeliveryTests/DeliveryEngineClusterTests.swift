@@ -74,7 +74,10 @@ struct DeliveryEngineClusterTests {
     static func eventually(_ what: String, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while !condition() {
-            if ContinuousClock.now >= deadline { Issue.record("\(what): not within 60 s"); return }
+            if ContinuousClock.now >= deadline {
+                Issue.record("\(what): not within 60 s")
+                return
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
