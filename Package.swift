@@ -208,7 +208,9 @@ let package = Package(
         .executableTarget(
             name: "HeraldBench",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldDeviceLink", "HeraldProviderClient",
+                "HeraldCore", "HeraldAuth", "HeraldDeviceLink", "HeraldProviderClient", "HeraldDelivery", "HeraldStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -11,8 +11,8 @@ import HeraldAuth
 struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
-        abstract: "Benchmark Herald's delivery: provider request to device receipt, rate sweep, idle memory.",
-        subcommands: [DeliveryCommand.self, IdleCommand.self, ReportCommand.self, BroadcastCommand.self]
+        abstract: "Benchmark Herald's delivery: provider request to device receipt, rate sweep, idle memory; the engine alone.",
+        subcommands: [DeliveryCommand.self, IdleCommand.self, ReportCommand.self, BroadcastCommand.self, EngineCommand.self]
     )
 }
 

@@ -75,7 +75,7 @@ extension DeliveryEngine {
                 switch operation {
                 case .claim(let tokens, let atConnection):
                     let rows = try await cluster.claimRoutes(tokens)
-                    eventInput.yield(.adopted(rows, source: atConnection ? .connection : .sweep))
+                    enqueue(.adopted(rows, source: atConnection ? .connection : .sweep))
                 case .release(let tokens):
                     try await cluster.releaseRoutes(tokens)
                 case .discardUnrouted(let token, let at):
@@ -99,10 +99,9 @@ extension DeliveryEngine {
     private func retryLater(_ tokens: [DeviceToken], claim: Bool) {
         let delay = configuration.routeRetryDelay
         let clock = tickClock
-        let input = eventInput
         Task {
             try? await clock.sleep(for: delay)
-            input.yield(.retryRoutes(tokens, claim: claim))
+            self.enqueue(.retryRoutes(tokens, claim: claim))
         }
     }
 
@@ -112,7 +111,7 @@ extension DeliveryEngine {
         await every(configuration.sweepInterval) {
             do {
                 let rows = try await cluster.storedForRoutedTokens()
-                if !rows.isEmpty { eventInput.yield(.adopted(rows, source: .sweep)) }
+                if !rows.isEmpty { enqueue(.adopted(rows, source: .sweep)) }
             } catch {
                 logger.debug("cluster sweep failed", metadata: ["delivery.error": "\(error)"])
             }
@@ -142,7 +141,7 @@ extension DeliveryEngine {
             while let sequences = await buffer.takeAll() {
                 do {
                     let rows = try await cluster.storedNotifications(sequences: sequences)
-                    if !rows.isEmpty { eventInput.yield(.adopted(rows, source: .handOff)) }
+                    if !rows.isEmpty { enqueue(.adopted(rows, source: .handOff)) }
                 } catch {
                     // The sweep finds them.
                     logger.debug("reading handed-off notifications failed", metadata: ["delivery.error": "\(error)"])

@@ -67,7 +67,7 @@ extension DeliveryEngine {
 
     /// Queues a tick now, as the ticker does every `tickInterval` (tests drive time with it).
     func tick() {
-        eventInput.yield(.tick)
+        enqueue(.tick)
     }
 
     private func barrier(waitForJournal: Bool) async {
@@ -84,7 +84,7 @@ extension DeliveryEngine {
             }
             // After graceful shutdown began the event is dropped: the waiter is then resumed when run() ends,
             // after the journal is flushed.
-            eventInput.yield(.barrier(id, waitForJournal: waitForJournal))
+            enqueue(.barrier(id, waitForJournal: waitForJournal))
         }
     }
 

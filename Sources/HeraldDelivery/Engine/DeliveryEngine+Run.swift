@@ -11,18 +11,18 @@ extension DeliveryEngine {
     /// succeeds or the task is cancelled. Call it once.
     public func run() async throws {
         precondition(!hasRun.exchange(true, ordering: .relaxed), "DeliveryEngine.run() called twice")
-        let journal = DeliveryJournal(maximumBatch: configuration.maximumJournalBatch)
         logger.info("delivery engine started")
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.writeJournal(journal) }
+            group.addTask { await self.writeJournal(self.journal) }
             await withTaskGroup(of: Void.self) { ticker in
                 ticker.addTask { await self.tickUntilCancelled() }
                 if let cluster { runCluster(cluster, in: &ticker) }
                 await withGracefulShutdownHandler {
-                    await self.processEvents(journal)
+                    var core = Core(machine: DeliveryStateMachine(policy: self.configuration.policy, nodeID: self.cluster?.nodeID))
+                    while let batch = await self.inbox.next() { self.process(batch, &core) }
                 } onGracefulShutdown: {
                     // Ends the event loop once it has taken every event queued so far.
-                    self.eventInput.finish()
+                    self.inbox.finish()
                 }
                 ticker.cancelAll()
             }
@@ -39,90 +39,103 @@ extension DeliveryEngine {
         logger.info("delivery engine stopped")
     }
 
-    /// The event loop: the only place the state machine lives.
-    private func processEvents(_ journal: DeliveryJournal) async {
-        var machine = DeliveryStateMachine(policy: configuration.policy, nodeID: cluster?.nodeID)
-        // A cluster node's finished sequences whose change may not be in the store yet (docs/cluster.md).
-        var finished = RecentlyFinished()
-        for await event in events {
-            let now = clock.nowMilliseconds()
-            let actions: [DeliveryStateMachine.Action]
-            switch event {
-            case .accepted(let notification, let sequence, let deviceFault):
-                onTraceRecorded?(notification.id, .accepted)
-                // A cluster node may have taken the row from the store and finished it before the gateway's word came.
-                if cluster != nil, let sequence, finished.contains(sequence) { continue }
-                actions = machine.accepted(notification, sequence: sequence, deviceFault: deviceFault, now: now)
-                publishSessions(of: actions, machine)
-            case .sessionOpened(let session, let tokens):
-                // A device that said hello just before a fault rule took it offline (the device link refuses later ones).
-                if let window = offlineWindows.withLock({ $0.window(for: tokens, now: now) }) {
-                    disconnect(session, window, now: now)
-                    continue
-                }
-                actions = machine.sessionOpened(session, tokens: tokens, now: now)
-                publishSessions(of: session.deviceID, machine)
-                if cluster != nil {
-                    let held = tokens.filter { machine.owner(of: $0) == session.id }
-                    if !held.isEmpty { clusterOpsInput.yield(.claim(held, atConnection: true)) }
-                }
-            case .tokenRegistered(let token, let session):
-                actions = machine.tokenRegistered(token, session: session, now: now)
-                if cluster != nil, machine.owner(of: token) == session { clusterOpsInput.yield(.claim([token], atConnection: true)) }
-            case .tokenUnregistered(let token, let at):
-                actions = machine.tokenUnregistered(token, now: now)
-                if cluster != nil {
-                    clusterOpsInput.yield(.release([token]))
-                    clusterOpsInput.yield(.discardUnrouted(token, atMilliseconds: at))
-                }
-            case .sessionClosed(let session):
-                let deviceID = machine.deviceID(of: session)
-                let tokens = machine.tokens(of: session)
-                actions = machine.sessionClosed(session, now: now)
-                if let deviceID { publishSessions(of: deviceID, machine) }
-                if cluster != nil {
-                    let released = tokens.filter { !machine.isOnline($0) }
-                    if !released.isEmpty { clusterOpsInput.yield(.release(released)) }
-                }
-            case .adopted(let rows, let source):
-                let fresh = machine.adoptable(rows.filter { !finished.contains($0.sequence) })
-                metrics.countAdopted(fresh.count, from: source)
-                actions = machine.adopt(adoptable: fresh, atConnection: source == .connection, now: now)
-            case .retryRoutes(let tokens, let claim):
-                let still = tokens.filter { machine.isOnline($0) == claim }
-                if !still.isEmpty { clusterOpsInput.yield(claim ? .claim(still, atConnection: true) : .release(still)) }
-                continue
-            case .acknowledged(let id, let session):
-                actions = machine.acknowledged(id, session: session, now: now)
-            case .reported(let report, let session):
-                actions = machine.reported(report, session: session, now: now)
-            case .restored(let notifications):
-                actions = machine.restore(notifications, now: now)
-            case .tick:
-                actions = machine.tick(now: now)
-                if cluster != nil {
-                    finished.forget(writtenThrough: journal.writtenCount, before: now - Self.finishedMemoryMilliseconds)
-                }
-            case .discardAll(let reason, let counted):
-                actions = machine.discardAll(reason: reason, now: now)
-                // The fault rules' offline windows end with what they held back.
-                offlineWindows.withLock { $0 = OfflineWindows() }
-                counted(actions.count)
-            case .barrier(let id, let waitForJournal):
-                if !waitForJournal || journal.addBarrier(id) { resumeIdleWaiters([id]) }
-                continue
+    /// Queues an event for the event loop; `false` once it no longer takes any (graceful shutdown began).
+    @discardableResult
+    func enqueue(_ event: Event) -> Bool {
+        inbox.push(event)
+    }
+
+    /// The event loop: the only place the state machine is used. One batch at a time, in order; the counts are
+    /// published once per batch (and before a waiter is resumed).
+    private func process(_ batch: [Event], _ core: inout Core) {
+        for event in batch { handle(event, &core) }
+        publishCounts(core.machine)
+    }
+
+    private func publishCounts(_ machine: DeliveryStateMachine) {
+        let counts = DeliveryCounts(pending: machine.unsentCount, outstanding: machine.outstandingCount)
+        snapshot.withLock { $0.counts = counts }
+        metrics.pending.set(to: Double(counts.pending))
+        metrics.outstanding.set(to: Double(counts.outstanding))
+    }
+
+    private func handle(_ event: Event, _ core: inout Core) {
+        let now = clock.nowMilliseconds()
+        let actions: [DeliveryStateMachine.Action]
+        switch event {
+        case .accepted(let notification, let sequence, let deviceFault):
+            onTraceRecorded?(notification.id, .accepted)
+            // A cluster node may have taken the row from the store and finished it before the gateway's word came.
+            if cluster != nil, let sequence, core.finished.contains(sequence) { return }
+            actions = core.machine.accepted(notification, sequence: sequence, deviceFault: deviceFault, now: now)
+            publishSessions(of: actions, core.machine)
+        case .sessionOpened(let session, let tokens):
+            // A device that said hello just before a fault rule took it offline (the device link refuses later ones).
+            if let window = offlineWindows.withLock({ $0.window(for: tokens, now: now) }) {
+                disconnect(session, window, now: now)
+                return
             }
-            perform(actions, journal, finished: &finished, now: now)
-            let counts = DeliveryCounts(pending: machine.unsentCount, outstanding: machine.outstandingCount)
-            snapshot.withLock { $0.counts = counts }
-            metrics.pending.set(to: Double(counts.pending))
-            metrics.outstanding.set(to: Double(counts.outstanding))
+            actions = core.machine.sessionOpened(session, tokens: tokens, now: now)
+            publishSessions(of: session.deviceID, core.machine)
+            if cluster != nil {
+                let held = tokens.filter { core.machine.owner(of: $0) == session.id }
+                if !held.isEmpty { clusterOpsInput.yield(.claim(held, atConnection: true)) }
+            }
+        case .tokenRegistered(let token, let session):
+            actions = core.machine.tokenRegistered(token, session: session, now: now)
+            if cluster != nil, core.machine.owner(of: token) == session { clusterOpsInput.yield(.claim([token], atConnection: true)) }
+        case .tokenUnregistered(let token, let at):
+            actions = core.machine.tokenUnregistered(token, now: now)
+            if cluster != nil {
+                clusterOpsInput.yield(.release([token]))
+                clusterOpsInput.yield(.discardUnrouted(token, atMilliseconds: at))
+            }
+        case .sessionClosed(let session):
+            let deviceID = core.machine.deviceID(of: session)
+            let tokens = core.machine.tokens(of: session)
+            actions = core.machine.sessionClosed(session, now: now)
+            if let deviceID { publishSessions(of: deviceID, core.machine) }
+            if cluster != nil {
+                let released = tokens.filter { !core.machine.isOnline($0) }
+                if !released.isEmpty { clusterOpsInput.yield(.release(released)) }
+            }
+        case .adopted(let rows, let source):
+            let finished = core.finished
+            let fresh = core.machine.adoptable(rows.filter { !finished.contains($0.sequence) })
+            metrics.countAdopted(fresh.count, from: source)
+            actions = core.machine.adopt(adoptable: fresh, atConnection: source == .connection, now: now)
+        case .retryRoutes(let tokens, let claim):
+            let still = tokens.filter { core.machine.isOnline($0) == claim }
+            if !still.isEmpty { clusterOpsInput.yield(claim ? .claim(still, atConnection: true) : .release(still)) }
+            return
+        case .acknowledged(let id, let session):
+            actions = core.machine.acknowledged(id, session: session, now: now)
+        case .reported(let report, let session):
+            actions = core.machine.reported(report, session: session, now: now)
+        case .restored(let notifications):
+            actions = core.machine.restore(notifications, now: now)
+        case .tick:
+            actions = core.machine.tick(now: now)
+            if cluster != nil {
+                core.finished.forget(writtenThrough: journal.writtenCount, before: now - Self.finishedMemoryMilliseconds)
+            }
+        case .discardAll(let reason, let counted):
+            actions = core.machine.discardAll(reason: reason, now: now)
+            // The fault rules' offline windows end with what they held back.
+            offlineWindows.withLock { $0 = OfflineWindows() }
+            counted(actions.count)
+        case .barrier(let id, let waitForJournal):
+            // A waiter reads the counts next.
+            publishCounts(core.machine)
+            if !waitForJournal || journal.addBarrier(id) { resumeIdleWaiters([id]) }
+            return
         }
+        perform(actions, finished: &core.finished, now: now)
     }
 
     /// Sends, refuses and records what the machine said; a cluster node also remembers the sequences it finished
     /// (`finished`) until their changes are written.
-    private func perform(_ actions: [DeliveryStateMachine.Action], _ journal: DeliveryJournal, finished: inout RecentlyFinished, now: Int64) {
+    private func perform(_ actions: [DeliveryStateMachine.Action], finished: inout RecentlyFinished, now: Int64) {
         var changes: [DeliveryChange] = []
         for action in actions {
             switch action {
@@ -186,7 +199,7 @@ extension DeliveryEngine {
             } catch {
                 return
             }
-            if case .terminated = eventInput.yield(.tick) { return }
+            guard enqueue(.tick) else { return }
         }
     }
 

@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// Inputs are plain methods callable from any thread, including a SwiftNIO event loop: they never block
 /// and start no task; they queue an event that ``run()`` processes in order with a pure state machine
-/// (`DeliveryStateMachine`). Changes are written through the store in batches (group commit); sending
-/// never waits for a write.
+/// (`DeliveryStateMachine`), taking everything queued at once (`EngineInbox`). Changes are written through the store
+/// in batches (group commit); sending never waits for a write.
 ///
 /// Start-up: ``restore()`` before the gateway accepts, then ``run()`` in the `ServiceGroup`, listed before the
 /// gateway and the device-link server so that it stops after them (a group shuts services down in reverse
@@ -71,14 +71,23 @@ public final class DeliveryEngine: Service, Sendable {
         case retryRoutes([DeviceToken], claim: Bool)
     }
 
+    /// What the event loop keeps between events (on ``run()``'s task).
+    struct Core {
+        var machine: DeliveryStateMachine
+        /// A cluster node's finished sequences whose change may not be in the store yet (docs/cluster.md).
+        var finished = RecentlyFinished()
+    }
+
     let configuration: Configuration
     let store: any DeliveryStore
     let clock: any WallClock
     let tickClock: any Clock<Duration>
     let logger: Logger
     let metrics: DeliveryMetrics
-    let events: AsyncStream<Event>
-    let eventInput: AsyncStream<Event>.Continuation
+    /// Where inputs queue events for the event loop.
+    let inbox = EngineInbox<Event>()
+    /// The changes on their way to the store.
+    let journal: DeliveryJournal
     /// What the inspection API and metrics read, published by the event loop.
     let snapshot = Mutex(Snapshot())
     let idleWaiters = Mutex(IdleWaiters())
@@ -116,6 +125,7 @@ public final class DeliveryEngine: Service, Sendable {
         cluster: (any ClusterStore)? = nil,
         logger: Logger
     ) {
+        journal = DeliveryJournal(maximumBatch: configuration.maximumJournalBatch)
         self.onTraceRecorded = onTraceRecorded
         self.cluster = cluster
         (clusterOps, clusterOpsInput) = AsyncStream.makeStream(of: ClusterOperation.self)
@@ -125,7 +135,6 @@ public final class DeliveryEngine: Service, Sendable {
         self.clock = clock
         self.tickClock = tickClock
         self.logger = logger
-        (events, eventInput) = AsyncStream.makeStream(of: Event.self)
     }
 
     /// A notification was committed: deliver it (call after the store said it is durable).
@@ -141,7 +150,7 @@ public final class DeliveryEngine: Service, Sendable {
             let window = OfflineWindow(ruleID: deviceFault?.ruleID ?? "", untilMilliseconds: now + offline)
             offlineWindows.withLock { $0.hold(notification.token, window, now: now) }
         }
-        eventInput.yield(.accepted(notification, sequence: sequence, deviceFault: deviceFault))
+        enqueue(.accepted(notification, sequence: sequence, deviceFault: deviceFault))
     }
 
     /// The fault rule's window that keeps a device holding these tokens offline now, if any: the device link refuses
@@ -153,32 +162,32 @@ public final class DeliveryEngine: Service, Sendable {
 
     /// A device connected and authenticated; `tokens` are its active tokens.
     public func sessionOpened(_ session: any DeviceSession, tokens: [DeviceToken]) {
-        eventInput.yield(.sessionOpened(session, tokens: tokens))
+        enqueue(.sessionOpened(session, tokens: tokens))
     }
 
     /// An app on a connected device registered (or re-registered) and has this active token.
     public func tokenRegistered(_ token: DeviceToken, session: DeviceSessionID) {
-        eventInput.yield(.tokenRegistered(token, session: session))
+        enqueue(.tokenRegistered(token, session: session))
     }
 
     /// A token was unregistered: what waits for it is discarded.
     public func tokenUnregistered(_ token: DeviceToken, atMilliseconds: Int64) {
-        eventInput.yield(.tokenUnregistered(token, atMilliseconds: atMilliseconds))
+        enqueue(.tokenUnregistered(token, atMilliseconds: atMilliseconds))
     }
 
     /// A device's connection closed: what it did not acknowledge is kept for its next connection.
     public func sessionClosed(_ session: DeviceSessionID) {
-        eventInput.yield(.sessionClosed(session))
+        enqueue(.sessionClosed(session))
     }
 
     /// The device acknowledged a notification sent on this session.
     public func acknowledged(_ id: NotificationID, session: DeviceSessionID) {
-        eventInput.yield(.acknowledged(id, session: session))
+        enqueue(.acknowledged(id, session: session))
     }
 
     /// The device reported what became of a notification.
     public func reported(_ report: DeviceReport, session: DeviceSessionID) {
-        eventInput.yield(.reported(report, session: session))
+        enqueue(.reported(report, session: session))
     }
 
     /// Discards every notification the engine holds (waiting, held, sent and not acknowledged), recording
@@ -187,7 +196,7 @@ public final class DeliveryEngine: Service, Sendable {
     /// again. For `POST /api/v1/reset`.
     public func discardAll(reason: String) async -> Int {
         let count = Mutex(0)
-        eventInput.yield(.discardAll(reason: reason, counted: { value in count.withLock { $0 = value } }))
+        enqueue(.discardAll(reason: reason, counted: { value in count.withLock { $0 = value } }))
         await waitUntilIdle()
         return count.withLock { $0 }
     }
@@ -200,6 +209,6 @@ public final class DeliveryEngine: Service, Sendable {
     public func restore() async throws {
         let pending = try await store.pendingNotifications()
         logger.info("delivery engine restoring", metadata: ["delivery.restored": "\(pending.count)"])
-        eventInput.yield(.restored(pending))
+        enqueue(.restored(pending))
     }
 }

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 @testable import HeraldDelivery
@@ -25,6 +26,8 @@ final class LinkServerFixture: Sendable {
     let clock: ManualWallClock
     let port: Int
     let clientGroup: MultiThreadedEventLoopGroup
+    /// Engine inputs ``engineInput(where:)`` took from the engine's inbox and has not returned yet.
+    let unreadEngineInputs = Mutex<[DeliveryEngine.Event]>([])
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, any Error>
 
@@ -150,9 +153,21 @@ final class LinkServerFixture: Sendable {
 extension LinkServerFixture {
     /// The next input the link gave the engine that matches, waiting at most 10 s.
     func engineInput(where predicate: @escaping @Sendable (DeliveryEngine.Event) -> Bool) async throws -> DeliveryEngine.Event {
-        let events = engine.events
-        return try await withDeadline {
-            for await event in events where predicate(event) { return event }
+        let inbox = engine.inbox
+        return try await withDeadline { [self] in
+            while true {
+                // What an earlier call took from the inbox after its match comes first.
+                let batch = unreadEngineInputs.withLock { unread in
+                    defer { unread = [] }
+                    return unread
+                }
+                let events = batch.isEmpty ? await inbox.next() : batch
+                guard let events else { break }
+                if let index = events.firstIndex(where: predicate) {
+                    unreadEngineInputs.withLock { $0 = Array(events[(index + 1)...]) + $0 }
+                    return events[index]
+                }
+            }
             throw DeadlineExceeded(what: "engine input")
         }
     }
