@@ -73,7 +73,7 @@ struct EngineCommand: AsyncParsableCommand {
                     )
                 }
                 let delivered = sessions.reduce(0) { $0 + $1.count }
-                let cpu = ProcessCPU.now()
+                let cpu = ProcessSample.ownCPUSeconds()
                 let wall = ContinuousClock.now
                 for start in stride(from: 0, to: batch.count, by: group) {
                     for notification in batch[start..<min(start + group, batch.count)] {
@@ -84,7 +84,7 @@ struct EngineCommand: AsyncParsableCommand {
                 }
                 // The acknowledgements of the last group were queued behind the last wait.
                 while engine.counts.outstanding > 0 { await engine.waitUntilIdle() }
-                let cpuSeconds = ProcessCPU.now() - cpu
+                let cpuSeconds = ProcessSample.ownCPUSeconds() - cpu
                 let wallSeconds = (ContinuousClock.now - wall) / .seconds(1)
                 let count = sessions.reduce(0) { $0 + $1.count } - delivered
                 guard count == notifications else {
@@ -111,9 +111,9 @@ struct EngineCommand: AsyncParsableCommand {
                 String(
                     format:
                         "engine: %.2f µs CPU per delivered notification (median of %d rounds; wall %.2f µs; %d devices, groups of %d; %d changes written)",
-                    median(perNotification),
+                    median(perNotification) ?? 0,
                     perNotification.count,
-                    median(wallPerNotification),
+                    median(wallPerNotification) ?? 0,
                     devices,
                     group,
                     changes
@@ -122,11 +122,6 @@ struct EngineCommand: AsyncParsableCommand {
             await services.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-    }
-
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }
 
@@ -166,13 +161,4 @@ private final class AcknowledgingSession: DeviceSession {
     func refuse(_ id: NotificationID, code: String, message: String) {}
 
     func disconnect(code: String, message: String, retryAfterMilliseconds: Int64) {}
-}
-
-/// This process's CPU time, user and system, in seconds.
-private enum ProcessCPU {
-    static func now() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
 }

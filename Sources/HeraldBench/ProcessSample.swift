@@ -57,6 +57,14 @@ struct ProcessSample: Sendable {
         read(pid: getpid())
     }
 
+    /// This process's user plus system CPU time, seconds, from `getrusage`: microseconds, where `/proc`'s
+    /// ``cpuSeconds`` counts clock ticks (10 ms) — too coarse for `herald-bench engine`'s half-second rounds.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     private static func runQueueWait(pid: Int32) -> Double {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         var nanoseconds = 0.0
