@@ -62,6 +62,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("low-priority-window-ms"), help: "Milliseconds priority 5 and 1 notifications may be held to go out in bursts.")
     var lowPriorityWindowMilliseconds = 1000
 
+    @Option(
+        name: .customLong("sent-trace-hold-ms"),
+        help: "Milliseconds a notification's `sent` trace event may wait to be written with its acknowledgement (0: at once)."
+    )
+    var sentTraceHoldMilliseconds = 200
+
+    @Option(
+        name: .customLong("journal-interval-ms"),
+        help: "Milliseconds between two writes of delivery changes (sent, acknowledged, …) at least, unless many queue up (0: none)."
+    )
+    var journalIntervalMilliseconds = 10
+
     @Option(help: "The environment this gateway serves: sandbox or production.")
     var environment = "sandbox"
 
@@ -165,7 +177,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard retentionHours >= 0 else { throw CLIFailure("--retention-hours must not be negative") }
         guard (0...(1 << 40)).contains(maxStoreMB) else { throw CLIFailure("--max-store-mb must be between 0 and 2^40") }
         guard (0...(24 * 30)).contains(broadcastStorageHours) else { throw CLIFailure("--broadcast-storage-hours must be between 0 and 720") }
-        guard (0...(24 * 30)).contains(broadcastStorageHours) else { throw CLIFailure("--broadcast-storage-hours must be between 0 and 720") }
+        guard (0...10_000).contains(sentTraceHoldMilliseconds) else { throw CLIFailure("--sent-trace-hold-ms must be between 0 and 10000") }
+        guard (0...1_000).contains(journalIntervalMilliseconds) else { throw CLIFailure("--journal-interval-ms must be between 0 and 1000") }
         guard lowPriorityWindowMilliseconds >= 0 else { throw CLIFailure("--low-priority-window-ms must not be negative") }
         guard let generatedIDFormat = GeneratedIDFormat(rawValue: generatedAPNSID) else {
             throw CLIFailure("--generated-apns-id must be time-ordered or random, not \(generatedAPNSID)")
@@ -201,6 +214,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.delivery.offlineSlotsPerApp = offlineSlots
         configuration.delivery.defaultStorage = .seconds(Int64(storageDays) * 24 * 3600)
         configuration.delivery.lowPriorityBurstWindow = .milliseconds(lowPriorityWindowMilliseconds)
+        configuration.sentTraceHold = .milliseconds(sentTraceHoldMilliseconds)
+        configuration.journalInterval = .milliseconds(journalIntervalMilliseconds)
         configuration.delivery.broadcastStorage = .seconds(Int64(broadcastStorageHours) * 3600)
         configuration.store.synchronous = synchronous == "normal" ? .normal : .full
         configuration.web = linkPort >= 0 ? makeWebConfiguration(apiToken: apiToken) : nil

@@ -24,6 +24,11 @@ extension HeraldServer {
         public var tls = TLSFiles()
         /// The delivery engine's rules: offline slots, default storage, low-priority bursts.
         public var delivery = DeliveryPolicy()
+        /// How long a notification's `sent` trace event may wait to be written together with its acknowledgement
+        /// (``DeliveryEngine/Configuration/sentTraceHold``); `.zero` writes it at once.
+        public var sentTraceHold: Duration = .milliseconds(200)
+        /// The shortest time between two writes of the delivery journal (``DeliveryEngine/Configuration/journalInterval``).
+        public var journalInterval: Duration = .milliseconds(10)
         /// The SQLite store; its data directory follows ``dataDirectory``. Unused when ``database`` is set.
         public var store: SQLiteStore.Configuration
         /// A PostgreSQL database instead of the SQLite file (`herald serve --database`, docs/postgresql.md); `nil`: SQLite.

@@ -92,6 +92,8 @@ public struct HeraldServer: Sendable {
         let cluster: (any ClusterStore)? = configuration.database?.cluster == nil ? nil : store as? any ClusterStore
         var engineConfiguration = DeliveryEngine.Configuration()
         engineConfiguration.policy = configuration.delivery
+        engineConfiguration.sentTraceHold = configuration.sentTraceHold
+        engineConfiguration.journalInterval = configuration.journalInterval
         let engine = DeliveryEngine(
             store: store,
             configuration: engineConfiguration,

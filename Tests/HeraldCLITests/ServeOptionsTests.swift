@@ -134,4 +134,18 @@ struct ServeOptionsTests {
         #expect(defaults.gateway.eventLoopThreads == System.coreCount && defaults.web?.eventLoopThreads == System.coreCount)
         #expect(throws: CLIFailure("--event-loops must be at least 1")) { try ServeCommand.parse(["--event-loops", "0"]).makeConfiguration() }
     }
+
+    @Test("--sent-trace-hold-ms and --journal-interval-ms: 200 ms and 10 ms by default, 0 turns each off, out of range is an error")
+    func deliveryJournalTiming() throws {
+        let defaults = try ServeCommand.parse([]).makeConfiguration()
+        #expect(defaults.sentTraceHold == .milliseconds(200) && defaults.journalInterval == .milliseconds(10))
+        let off = try ServeCommand.parse(["--sent-trace-hold-ms", "0", "--journal-interval-ms", "0"]).makeConfiguration()
+        #expect(off.sentTraceHold == .zero && off.journalInterval == .zero)
+        #expect(throws: CLIFailure("--sent-trace-hold-ms must be between 0 and 10000")) {
+            try ServeCommand.parse(["--sent-trace-hold-ms=-1"]).makeConfiguration()
+        }
+        #expect(throws: CLIFailure("--journal-interval-ms must be between 0 and 1000")) {
+            try ServeCommand.parse(["--journal-interval-ms", "1001"]).makeConfiguration()
+        }
+    }
 }

@@ -4,6 +4,7 @@ import HeraldTestTiers
 import Logging
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 @testable import HeraldDelivery
@@ -192,5 +193,98 @@ struct DeliveryJournalTests {
         #expect(journal.didWrite(1) == [2])
         journal.finish()
         #expect(await journal.nextBatch() == nil)
+    }
+
+    /// The time a paced journal reads in these tests; only the test moves it.
+    private final class PacingClock: Sendable {
+        private let instant = Mutex(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.withLock { $0 } }
+        func advance(_ duration: Duration) { instant.withLock { $0 += duration } }
+    }
+
+    /// A journal paced by `interval` on a clock the test moves.
+    private static func pacedJournal(maximumBatch: Int = 100, interval: Duration = .milliseconds(10)) -> (DeliveryJournal, PacingClock) {
+        let clock = PacingClock()
+        return (DeliveryJournal(maximumBatch: maximumBatch, minimumInterval: interval, clock: { clock.now }), clock)
+    }
+
+    /// Starts a writer's `nextBatch()` and returns once it waits in the journal.
+    private static func parkedWriter(_ journal: DeliveryJournal) async -> Task<[DeliveryChange]?, Never> {
+        let writer = Task { await journal.nextBatch() }
+        while !journal.isWriterParked { await Task.yield() }
+        return writer
+    }
+
+    private static func change(_ milliseconds: Int64) -> DeliveryChange {
+        DeliveryChange(notificationID: .random(), event: .sent, atMilliseconds: milliseconds)
+    }
+
+    @Test("Paced: what queues during the interval waits for it, then goes out in one batch (the tick's poke)")
+    func pacedInterval() async {
+        let (journal, now) = Self.pacedJournal()
+        journal.append([Self.change(1)])
+        // The first batch is due at once.
+        #expect(await journal.nextBatch()?.map(\.atMilliseconds) == [1])
+        _ = journal.didWrite(1)
+        let writer = await Self.parkedWriter(journal)
+        journal.append([Self.change(2)])
+        journal.append([Self.change(3)])
+        now.advance(.milliseconds(9))
+        journal.poke()
+        #expect(journal.isWriterParked)
+        now.advance(.milliseconds(1))
+        journal.poke()
+        #expect(await writer.value?.map(\.atMilliseconds) == [2, 3])
+    }
+
+    @Test("Paced: an append after the interval hands the queue over at once")
+    func pacedAppend() async {
+        let (journal, now) = Self.pacedJournal()
+        journal.append([Self.change(1)])
+        _ = await journal.nextBatch()
+        let writer = await Self.parkedWriter(journal)
+        journal.append([Self.change(2)])
+        #expect(journal.isWriterParked)
+        now.advance(.milliseconds(10))
+        journal.append([Self.change(3)])
+        #expect(await writer.value?.map(\.atMilliseconds) == [2, 3])
+    }
+
+    @Test("Paced: an idle waiter, a quarter of the largest batch, and finish() each make the queue due at once")
+    func pacedEarly() async {
+        let (journal, _) = Self.pacedJournal(maximumBatch: 8)
+        journal.append([Self.change(1)])
+        _ = await journal.nextBatch()
+        _ = journal.didWrite(1)
+        // An idle waiter.
+        var writer = await Self.parkedWriter(journal)
+        journal.append([Self.change(2)])
+        #expect(journal.isWriterParked)
+        #expect(!journal.addBarrier(1))
+        #expect(await writer.value?.map(\.atMilliseconds) == [2])
+        #expect(journal.didWrite(1) == [1])
+        // Two changes: a quarter of 8.
+        writer = await Self.parkedWriter(journal)
+        journal.append([Self.change(3)])
+        #expect(journal.isWriterParked)
+        journal.append([Self.change(4)])
+        #expect(await writer.value?.map(\.atMilliseconds) == [3, 4])
+        _ = journal.didWrite(2)
+        // Finish: the queue first, then the end.
+        writer = await Self.parkedWriter(journal)
+        journal.append([Self.change(5)])
+        journal.finish()
+        #expect(await writer.value?.map(\.atMilliseconds) == [5])
+        #expect(await journal.nextBatch() == nil)
+    }
+
+    @Test("Not paced (interval zero): every append hands the parked writer its batch")
+    func unpaced() async {
+        let journal = DeliveryJournal(maximumBatch: 100)
+        journal.append([Self.change(1)])
+        _ = await journal.nextBatch()
+        let writer = await Self.parkedWriter(journal)
+        journal.append([Self.change(2)])
+        #expect(await writer.value?.map(\.atMilliseconds) == [2])
     }
 }

@@ -16,6 +16,7 @@
 # after the first failing rate), STEADY (500/s, the fixed moderate rate; 0 skips), T (10 s per run), RUNS (3 per
 # rate), OVERLOAD (an extra rate above the sweep, 12000/s; 0 skips), CONNECTIONS (4 provider connections),
 # IDLE (10000 idle devices; 0 skips), IDLE_RUNS (1), SETTLE (10 s before each memory reading), PIN=0 (no taskset),
+# SERVE_ARGS (more `herald serve` options for every server, split on spaces, e.g. "--sent-trace-hold-ms 0"),
 # HERALD_BIN (.build/release/herald), BENCH_BIN (.build/release/herald-bench), ACCEPT_RUNS (3 h2load runs of the
 # durable accept rate; 0 skips), ACCEPT_N (200000 requests each), ACCEPT_C / ACCEPT_M (16 connections × 100 streams,
 # as bench/gateway), RESULTS (output, default bench/delivery/results-<date>.md), KEEP_TMP=1 (keep logs, JSON lines),
@@ -37,6 +38,7 @@ IDLE=${IDLE:-10000}
 IDLE_RUNS=${IDLE_RUNS:-1}
 SETTLE=${SETTLE:-10}
 HERALD_BIN=${HERALD_BIN:-$ROOT/.build/release/herald}
+SERVE_ARGS=${SERVE_ARGS:-}
 BENCH_BIN=${BENCH_BIN:-$ROOT/.build/release/herald-bench}
 ACCEPT_RUNS=${ACCEPT_RUNS:-3}
 ACCEPT_N=${ACCEPT_N:-200000}
@@ -98,7 +100,7 @@ start_server() {
     "$HERALD_BIN" keys generate --key-id "$KEY_ID" --team-id "$TEAM_ID" --out "$WORK/key.p8" \
         --environment both --data-dir "$DATA" >"$WORK/$name-keys.log" 2>&1 || { cat "$WORK/$name-keys.log" >&2; die "herald keys generate failed"; }
     "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA" --host 127.0.0.1 --h2c-port "$H2C" --tls-port=-1 \
-        --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" "${CLUSTER_OPTIONS[@]}" \
+        --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" "${CLUSTER_OPTIONS[@]}" $SERVE_ARGS \
         >"$WORK/$name-herald.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 600); do
@@ -116,7 +118,7 @@ start_server() {
         mkdir -p "$DATA-devices"
         LINK=$(free_port)
         "${SERVER_PIN[@]}" "$HERALD_BIN" serve --data-dir "$DATA-devices" --host 127.0.0.1 --h2c-port "$(free_port)" --tls-port=-1 \
-            --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" --cluster --node-id bench-devices \
+            --link-port "$LINK" --environment sandbox --allow-enrol ${SERVER_PIN:+--event-loops 1} "${@:2}" --cluster --node-id bench-devices $SERVE_ARGS \
             >"$WORK/$name-devices-herald.log" 2>&1 &
         SERVER_PID=$!
         for _ in $(seq 600); do grep -q '^herald: ready' "$WORK/$name-devices-herald.log" && break; sleep 0.1; done

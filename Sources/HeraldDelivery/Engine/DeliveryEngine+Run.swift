@@ -18,8 +18,13 @@ extension DeliveryEngine {
                 ticker.addTask { await self.tickUntilCancelled() }
                 if let cluster { runCluster(cluster, in: &ticker) }
                 await withGracefulShutdownHandler {
-                    var core = Core(machine: DeliveryStateMachine(policy: self.configuration.policy, nodeID: self.cluster?.nodeID))
+                    var core = Core(
+                        machine: DeliveryStateMachine(policy: self.configuration.policy, nodeID: self.cluster?.nodeID),
+                        heldSents: HeldSentChanges(holdMilliseconds: self.configuration.sentTraceHold.wholeMilliseconds)
+                    )
                     while let batch = await self.inbox.next() { self.process(batch, &core) }
+                    // What the engine held back is written before the journal finishes.
+                    self.releaseHeldSents(&core) { $0.releaseAll(into: &$1) }
                 } onGracefulShutdown: {
                     // Ends the event loop once it has taken every event queued so far.
                     self.inbox.finish()
@@ -119,23 +124,37 @@ extension DeliveryEngine {
             if cluster != nil {
                 core.finished.forget(writtenThrough: journal.writtenCount, before: now - Self.finishedMemoryMilliseconds)
             }
+            releaseHeldSents(&core) { $0.releaseExpired(now: now, into: &$1) }
+            // A paced journal whose interval ran out while no change came.
+            journal.poke()
         case .discardAll(let reason, let counted):
             actions = core.machine.discardAll(reason: reason, now: now)
             // The fault rules' offline windows end with what they held back.
             offlineWindows.withLock { $0 = OfflineWindows() }
             counted(actions.count)
         case .barrier(let id, let waitForJournal):
+            // A waiter that waits for the journal finds every change of what happened before it in the store.
+            if waitForJournal { releaseHeldSents(&core) { $0.releaseAll(into: &$1) } }
             // A waiter reads the counts next.
             publishCounts(core.machine)
             if !waitForJournal || journal.addBarrier(id) { resumeIdleWaiters([id]) }
             return
         }
-        perform(actions, finished: &core.finished, now: now)
+        perform(actions, &core, now: now)
     }
 
-    /// Sends, refuses and records what the machine said; a cluster node also remembers the sequences it finished
-    /// (`finished`) until their changes are written.
-    private func perform(_ actions: [DeliveryStateMachine.Action], finished: inout RecentlyFinished, now: Int64) {
+    /// Hands the `sent` changes that `release` takes from the held ones to the journal.
+    private func releaseHeldSents(_ core: inout Core, _ release: (inout HeldSentChanges, inout [DeliveryChange]) -> Void) {
+        guard core.heldSents.count > 0 else { return }
+        var changes: [DeliveryChange] = []
+        release(&core.heldSents, &changes)
+        if !changes.isEmpty { metrics.journalBacklog.set(to: Double(journal.append(changes))) }
+    }
+
+    /// Sends, refuses and records what the machine said (a `sent` change may be held for its notification's next
+    /// change, ``HeldSentChanges``); a cluster node also remembers the sequences it finished until their changes are
+    /// written.
+    private func perform(_ actions: [DeliveryStateMachine.Action], _ core: inout Core, now: Int64) {
         var changes: [DeliveryChange] = []
         for action in actions {
             switch action {
@@ -145,7 +164,7 @@ extension DeliveryEngine {
                 session.refuse(id, code: code, message: message)
             case .record(let change):
                 metrics.count(change)
-                changes.append(change)
+                core.heldSents.route(change, now: now, into: &changes)
             case .delivered(let latencyMilliseconds):
                 metrics.deliveryLatency.record(.milliseconds(max(0, latencyMilliseconds)))
             case .disconnect(let session, let window):
@@ -157,7 +176,7 @@ extension DeliveryEngine {
         if cluster != nil {
             let mark = journal.appendedCount
             for change in changes where change.newState != nil {
-                if let sequence = change.sequence { finished.insert(sequence, journalMark: mark, finishedAt: now) }
+                if let sequence = change.sequence { core.finished.insert(sequence, journalMark: mark, finishedAt: now) }
             }
         }
     }

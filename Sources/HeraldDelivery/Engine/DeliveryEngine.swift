@@ -30,11 +30,19 @@ public final class DeliveryEngine: Service, Sendable {
         /// group commit takes up to 2000 notifications, so a smaller batch lets the journal fall behind the
         /// gateway under sustained overload and its queue grow without bound (bench/delivery/results-2026-11-23.md).
         public var maximumJournalBatch = 10_000
+        /// The shortest time between two journal writes, unless a quarter of ``maximumJournalBatch`` queues up, an idle waiter waits, or the
+        /// engine stops (``DeliveryJournal``): at a moderate rate one transaction then carries the changes of many
+        /// events. `.zero` writes whenever the writer is free.
+        public var journalInterval: Duration = .milliseconds(10)
         /// How long the journal waits before writing a failed batch again; doubled after each failure up to
         /// ``maximumJournalRetryDelay``.
         public var journalRetryDelay: Duration = .milliseconds(100)
         /// The longest wait between two attempts at a failed write.
         public var maximumJournalRetryDelay: Duration = .seconds(5)
+        /// How long a notification's `sent` trace event may wait for its next change (usually its `acknowledged`), so
+        /// that both reach the store in one write (``HeldSentChanges``; docs/delivery.md, "When a trace is written").
+        /// Released at the first tick after this; `.zero` writes each `sent` at once.
+        public var sentTraceHold: Duration = .milliseconds(200)
 
         /// A cluster node (docs/cluster.md): how often it reads what waits in the shared store for its devices (the
         /// sweep that finds what a hand-off missed).
@@ -76,6 +84,8 @@ public final class DeliveryEngine: Service, Sendable {
         var machine: DeliveryStateMachine
         /// A cluster node's finished sequences whose change may not be in the store yet (docs/cluster.md).
         var finished = RecentlyFinished()
+        /// `sent` changes waiting for their notification's next change.
+        var heldSents: HeldSentChanges
     }
 
     let configuration: Configuration
@@ -125,7 +135,7 @@ public final class DeliveryEngine: Service, Sendable {
         cluster: (any ClusterStore)? = nil,
         logger: Logger
     ) {
-        journal = DeliveryJournal(maximumBatch: configuration.maximumJournalBatch)
+        journal = DeliveryJournal(maximumBatch: configuration.maximumJournalBatch, minimumInterval: configuration.journalInterval)
         self.onTraceRecorded = onTraceRecorded
         self.cluster = cluster
         (clusterOps, clusterOpsInput) = AsyncStream.makeStream(of: ClusterOperation.self)

@@ -80,6 +80,7 @@ actor InMemoryDeliveryStore: DeliveryStore {
     private var holdNext = false
     private var heldWrite: CheckedContinuation<Void, Never>?
     private var heldWaiters: [CheckedContinuation<Void, Never>] = []
+    private var changeWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     struct InjectedFailure: Error {}
 
@@ -104,6 +105,16 @@ actor InMemoryDeliveryStore: DeliveryStore {
             throw InjectedFailure()
         }
         batches.append(changes)
+        let written = self.changes.count
+        let ready = changeWaiters.filter { $0.count <= written }
+        changeWaiters.removeAll { $0.count <= written }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Waits until at least `count` changes are written.
+    func waitForChanges(count: Int) async {
+        guard changes.count < count else { return }
+        await withCheckedContinuation { changeWaiters.append((count, $0)) }
     }
 
     /// Every change written, in order.
