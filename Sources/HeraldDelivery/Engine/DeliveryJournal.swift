@@ -148,7 +148,8 @@ final class DeliveryJournal: Sendable {
                 if state.isDue(now: now, interval: minimumInterval, eagerBatch: eagerBatch) {
                     return .some(state.takeBatch(maximum: maximumBatch, now: now))
                 }
-                if state.finished, state.queuedCount == 0 { return .some(nil) }
+                // Not due while finished: the queue is empty.
+                if state.finished { return .some(nil) }
                 state.parkedWriter = continuation
                 return .none
             }
