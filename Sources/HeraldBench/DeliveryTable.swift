@@ -9,7 +9,7 @@ struct DeliveryTable {
         func med(_ value: (RunRecord) -> Double) -> Double? { median(runs.map(value)) }
         func medianOfPresent(_ value: (RunRecord) -> Double?) -> Double? { median(runs.compactMap(value)) }
 
-        var p99: Double { med { $0.latency.p99 } ?? .infinity }
+        var p99: Double { med { $0.judgedLatency.p99 } ?? .infinity }
         var lossless: Bool { runs.allSatisfy(\.isLossless) }
         var keptPace: Bool { runs.filter(\.keptPace).count * 2 > runs.count }
 
@@ -49,10 +49,17 @@ struct DeliveryTable {
         return best
     }
 
-    func markdown(gatewayAccept: Double?) -> String {
+    /// Whether these are the runs of `herald-bench delivery --offline` (judged by the `200`'s latency).
+    var isOffline: Bool { rows.first?.runs.first?.isOffline ?? false }
+
+    /// The tables and the summary. `gatewayAccept`: the durable accept rate of the same run (h2load); `pacedAccept`:
+    /// the highest rate the offline runs of the same run answered with p99 under the limit.
+    func markdown(gatewayAccept: Double?, pacedAccept: (rate: Double, sweepEnded: Bool)? = nil) -> String {
         let devices = rows.first?.runs.first?.devices ?? 0
         var lines = [
-            "## Latency and rate, \(devices) devices",
+            isOffline
+                ? "## Paced acceptance, \(devices) devices offline (latency: request → 200)"
+                : "## Latency and rate, \(devices) devices",
             "",
             "| Phase | Offered /s | Runs | Accepted /s | Delivered /s | p50 ms | p99 ms | max ms | 200 answer p99 ms "
                 + "| Lost | Server CPU | Bench CPU | Others' CPU | Server RSS after | Result |",
@@ -67,8 +74,8 @@ struct DeliveryTable {
                 Cell.rate(row.med(\.deliveredPerSecond)),
             ]
             cells += [
-                Cell.milliseconds(row.med { $0.latency.p50 }), Cell.milliseconds(row.med { $0.latency.p99 }),
-                Cell.milliseconds(row.med { $0.latency.max }), Cell.milliseconds(row.med { $0.answerLatency.p99 }),
+                Cell.milliseconds(row.med { $0.judgedLatency.p50 }), Cell.milliseconds(row.med { $0.judgedLatency.p99 }),
+                Cell.milliseconds(row.med { $0.judgedLatency.max }), Cell.milliseconds(row.med { $0.answerLatency.p99 }),
             ]
             cells += [
                 "\(lost)" + (refused > 0 ? " (+\(refused) not 200)" : ""),
@@ -79,7 +86,7 @@ struct DeliveryTable {
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         lines.append("")
-        lines.append(summary(gatewayAccept: gatewayAccept))
+        lines.append(isOffline ? offlineSummary() : summary(gatewayAccept: gatewayAccept, pacedAccept: pacedAccept))
         lines.append("")
         lines.append("<details><summary>Every run</summary>")
         lines.append("")
@@ -93,7 +100,8 @@ struct DeliveryTable {
                 let cells = [
                     run.phase, Cell.rate(run.rate), "\(run.run)", "\(run.sent)", "\(run.accepted)", "\(run.received)", "\(run.lost)",
                     "\(run.duplicates)", Cell.rate(run.acceptedPerSecond), Cell.rate(run.deliveredPerSecond),
-                    Cell.milliseconds(run.latency.p50), Cell.milliseconds(run.latency.p99), Cell.milliseconds(run.latency.max),
+                    Cell.milliseconds(run.judgedLatency.p50), Cell.milliseconds(run.judgedLatency.p99),
+                    Cell.milliseconds(run.judgedLatency.max),
                     "\(run.maximumLag)", Cell.cores(run.serverCores), Cell.cores(run.otherCores),
                 ]
                 lines.append("| " + cells.joined(separator: " | ") + " |")
@@ -115,7 +123,42 @@ struct DeliveryTable {
         )
     }
 
-    private func summary(gatewayAccept: Double?) -> String {
+    /// The line before it when the offline runs were measured too:
+    /// `delivery/paced-accept: R (D/s delivered with p99 < 50 ms / P/s answered with p99 < 50 ms, devices offline)`.
+    /// `sweepEnded`: the offline sweep passed its last rate, so `answered` is a lower bound (the line says so).
+    static func pacedRatioLine(delivered: Double, answered: Double, p99Limit: Double, sweepEnded: Bool = false) -> String {
+        String(
+            format: "delivery/paced-accept: %.2f (%.0f/s delivered with p99 < %.0f ms / %.0f/s answered with p99 < %.0f ms, devices offline",
+            answered > 0 ? delivered / answered : 0,
+            delivered,
+            p99Limit,
+            answered,
+            p99Limit
+        ) + (sweepEnded ? "; the sweep's last rate, the highest not reached)" : ")")
+    }
+
+    /// Whether every sweep rate passed (the highest sustained rate is then only a lower bound).
+    var sweepPassedEveryRate: Bool {
+        let sweep = rows.filter { $0.phase == "sweep" }
+        return !sweep.isEmpty && sweep.allSatisfy { $0.passes(p99Limit: p99Limit) }
+    }
+
+    private func offlineSummary() -> String {
+        var text: String
+        if let best = highestSustained {
+            text = "**Highest rate answered with p99 < \(Int(p99Limit)) ms, devices offline: \(Cell.rate(best.rate))/s** "
+            text += "(median p99 of the 200 \(Cell.milliseconds(best.p99)) ms)."
+        } else {
+            text = "**No sweep rate passed** with the devices offline (the 200's p99 < \(Int(p99Limit)) ms, every answer 200)."
+        }
+        if let failed = rows.first(where: { $0.phase == "sweep" && !$0.passes(p99Limit: p99Limit) }) {
+            text += " The next step, \(Cell.rate(failed.rate))/s, failed: \(failed.verdict(p99Limit: p99Limit).dropFirst(2))"
+            text += " (median p99 of the 200 \(Cell.milliseconds(failed.p99)) ms)."
+        }
+        return text
+    }
+
+    private func summary(gatewayAccept: Double?, pacedAccept: (rate: Double, sweepEnded: Bool)?) -> String {
         var text: String
         if let best = highestSustained {
             text = "**Highest sustained rate with p99 < \(Int(p99Limit)) ms: \(Cell.rate(best.rate))/s** "
@@ -140,6 +183,17 @@ struct DeliveryTable {
             text +=
                 keepsUp
                 ? "keeps up with acceptance (≥ 0.7 of it)." : String(format: "does **not** keep up (%.0f %% of it).", 100 * sustained / gatewayAccept)
+            if let pacedAccept {
+                text += " The same provider with every device offline was answered with p99 < \(Int(p99Limit)) ms up to"
+                text += " \(pacedAccept.sweepEnded ? "at least " : "")\(Cell.rate(pacedAccept.rate))/s (the table below)."
+                text += "\n\n"
+                text += Self.pacedRatioLine(
+                    delivered: sustained,
+                    answered: pacedAccept.rate,
+                    p99Limit: p99Limit,
+                    sweepEnded: pacedAccept.sweepEnded
+                )
+            }
             text += "\n\n" + Self.ratioLine(delivered: sustained, accepted: gatewayAccept, p99Limit: p99Limit)
         }
         return text

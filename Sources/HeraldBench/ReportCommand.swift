@@ -11,6 +11,12 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "The JSON lines of `herald-bench delivery --json`.")
     var runs: String?
 
+    @Option(
+        name: .customLong("offline-runs"),
+        help: "The JSON lines of `herald-bench delivery --offline --json` (the same provider, every device offline)."
+    )
+    var offlineRuns: String?
+
     @Option(help: "The JSON lines of `herald-bench idle --json`.")
     var idle: String?
 
@@ -25,11 +31,14 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         var sections: [String] = []
+        let offlineTable = try offlineRuns.map { DeliveryTable(records: try Self.readLines($0), p99Limit: p99LimitMilliseconds) }
         if let runs {
             let records: [RunRecord] = try Self.readLines(runs)
             let table = DeliveryTable(records: records, p99Limit: p99LimitMilliseconds)
-            sections.append(table.markdown(gatewayAccept: gatewayAccept))
+            let pacedAccept = offlineTable.map { (rate: $0.highestSustained?.rate ?? 0, sweepEnded: $0.sweepPassedEveryRate) }
+            sections.append(table.markdown(gatewayAccept: gatewayAccept, pacedAccept: pacedAccept))
         }
+        if let offlineTable { sections.append(offlineTable.markdown(gatewayAccept: nil)) }
         if let idle {
             let records: [IdleRecord] = try Self.readLines(idle)
             sections.append(IdleTable(records: records).markdown())

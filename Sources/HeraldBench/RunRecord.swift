@@ -2,6 +2,10 @@
 struct RunRecord: Codable, Sendable {
     /// `warmup`, `steady` (the fixed moderate rate), `sweep` (the rate steps) or `overload`.
     var phase: String
+    /// `true` when every device had enrolled and then closed its link before the runs (`herald-bench delivery
+    /// --offline`): the server stores each notification for an offline token and nothing is received, so a run is
+    /// judged by the `200`'s latency. Absent in the lines of a run with the devices connected.
+    var offline: Bool?
     /// Connected devices.
     var devices: Int
     /// The offered rate, notifications per second.
@@ -59,11 +63,22 @@ struct RunRecord: Codable, Sendable {
     /// How long the run waited after the sending phase for the last receipts.
     var drainSeconds: Double
 
-    /// No loss and every request answered 200.
-    var isLossless: Bool { lost == 0 && failed == 0 && refused.isEmpty && receivedWithout200 == 0 }
+    /// Whether the devices were offline (see ``offline``).
+    var isOffline: Bool { offline == true }
 
-    /// Whether the provider sent at the offered rate and deliveries kept up with it (within 5 %).
-    var keptPace: Bool { sendRate >= 0.97 * rate && deliveredPerSecond >= 0.95 * rate && acceptedPerSecond >= 0.95 * rate }
+    /// The latency a run is judged by: request to receipt, or request to `200` when the devices were offline.
+    var judgedLatency: Percentiles { isOffline ? answerLatency : latency }
+
+    /// No loss and every request answered 200 (offline: nothing received either).
+    var isLossless: Bool {
+        failed == 0 && refused.isEmpty && receivedWithout200 == 0 && (isOffline ? received == 0 : lost == 0)
+    }
+
+    /// Whether the provider sent at the offered rate and deliveries kept up with it (within 5 %); offline, whether the
+    /// answers did.
+    var keptPace: Bool {
+        sendRate >= 0.97 * rate && acceptedPerSecond >= 0.95 * rate && (isOffline || deliveredPerSecond >= 0.95 * rate)
+    }
 }
 
 /// The idle-memory measurement (`herald-bench idle --json`).

@@ -13,7 +13,8 @@
 #   ACCEPT_RUNS=0 bash bench/delivery/run.sh            # skip the same-run accept rate
 #
 # Environment: D (1000 devices), R (sweep rates, "1000 2000 2500 3000 3500 4000 5000 … 12000"; the sweep stops
-# after the first failing rate), STEADY (500/s, the fixed moderate rate; 0 skips), T (10 s per run), RUNS (3 per
+# after the first failing rate), PACED (1: the sweep again with every device offline, judged by the 200's p99;
+# 0 skips), PACED_R (its rates: R and 5000 6000 7000 8000 10000 12000), STEADY (500/s, the fixed moderate rate; 0 skips), T (10 s per run), RUNS (3 per
 # rate), OVERLOAD (an extra rate above the sweep, 12000/s; 0 skips), CONNECTIONS (4 provider connections),
 # IDLE (10000 idle devices; 0 skips), IDLE_RUNS (1), SETTLE (10 s before each memory reading), PIN=0 (no taskset),
 # SERVE_ARGS (more `herald serve` options for every server, split on spaces, e.g. "--sent-trace-hold-ms 0"),
@@ -41,6 +42,7 @@ HERALD_BIN=${HERALD_BIN:-$ROOT/.build/release/herald}
 SERVE_ARGS=${SERVE_ARGS:-}
 BENCH_BIN=${BENCH_BIN:-$ROOT/.build/release/herald-bench}
 ACCEPT_RUNS=${ACCEPT_RUNS:-3}
+PACED=${PACED:-1}
 ACCEPT_N=${ACCEPT_N:-200000}
 ACCEPT_C=${ACCEPT_C:-16}
 ACCEPT_M=${ACCEPT_M:-100}
@@ -167,6 +169,23 @@ if [ "$D" -gt 0 ]; then
     stop_server
     [ "$SERVER_EXIT" = alive ] || FLAGGED+=("herald serve exited during the delivery runs (see $WORK/delivery-herald.log)")
 fi
+
+# --- (a') the same provider and sweep with every device offline: paced acceptance -----------------
+# The devices enrol and close their links, so each notification is checked, committed, stored for an offline token
+# (replacing the one before it) and answered, and nothing is sent: the highest rate answered with p99 < 50 ms is what
+# the provider API sustains at this load's pace, to compare delivery with.
+if [ "$D" -gt 0 ] && [ "$PACED" = 1 ]; then
+    start_server paced
+    # The offline sweep goes on above R (PACED_R), since acceptance alone goes further than delivery.
+    paced_rates=$(tr ' ,' '\n\n' <<<"${PACED_R:-$R 5000 6000 7000 8000 10000 12000}" | awk 'NF' | sort -gu | paste -sd, -)
+    say "paced acceptance: $D devices offline, sweep $paced_rates, ${T} s × $RUNS runs"
+    "${BENCH_PIN[@]}" "$BENCH_BIN" delivery --host 127.0.0.1 --link-port "$LINK" --h2c-port "$H2C" --server-pid "$SERVER_PID" \
+        --p8 "$WORK/key.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" --devices "$D" --offline --steady-rate 0 --rates "$paced_rates" \
+        --overload-rate 0 --seconds "$T" --runs "$RUNS" --connections "$CONNECTIONS" --json "$WORK/offline.jsonl" \
+        || FLAGGED+=("herald-bench delivery --offline exited with status $?")
+    stop_server
+    [ "$SERVER_EXIT" = alive ] || FLAGGED+=("herald serve exited during the offline runs (see $WORK/paced-herald.log)")
+fi
 LOAD_MIDDLE=$(load_now)
 
 # --- (b) the durable accept rate, same server flags, same core, no device connected -------------
@@ -221,6 +240,7 @@ LOAD_AFTER=$(load_now)
 report=()
 [ -s "$WORK/runs.jsonl" ] && report+=(--runs "$WORK/runs.jsonl")
 [ -s "$WORK/idle.jsonl" ] && report+=(--idle "$WORK/idle.jsonl")
+[ -s "$WORK/offline.jsonl" ] && report+=(--offline-runs "$WORK/offline.jsonl")
 [ -n "$ACCEPT_MEDIAN" ] && [ -s "$WORK/runs.jsonl" ] && report+=(--gateway-accept "$ACCEPT_MEDIAN")
 [ "${#report[@]}" -gt 0 ] || die "no run produced a result"
 TABLES=$("$BENCH_BIN" report "${report[@]}")
@@ -238,6 +258,10 @@ kib_mib() { awk -v k="$1" 'BEGIN { if (k == "") print "—"; else printf "%.1f M
         echo "the device link, each with one app; a provider on $CONNECTIONS h2c connections (token auth) posting a 200-byte alert,"
         echo "priority 10, to random devices at a steady rate for $T s per run, $RUNS run(s) per rate after one unrecorded warm-up;"
         echo "medians. One server for all the delivery runs."
+    fi
+    if [ -s "$WORK/offline.jsonl" ]; then
+        echo "Paced acceptance: a fresh server with the same flags, the same $D devices enrolled and then offline, the same provider"
+        echo "and sweep; a run is judged by the 200's p99."
     fi
     if [ -n "$ACCEPT_MEDIAN" ]; then
         echo "Durable accept rate: a fresh server with the same flags on the same core, no device connected, h2load"
@@ -262,7 +286,9 @@ kib_mib() { awk -v k="$1" 'BEGIN { if (k == "") print "—"; else printf "%.1f M
         for line in "${FLAGGED[@]}"; do echo "- $line"; done
         echo
     fi
-    # The last line: delivered with p99 < 50 ms over the durable accept rate, both from this run.
+    # The last lines: delivered with p99 < 50 ms over the paced acceptance with every device offline (when measured),
+    # and over the durable accept rate, all from this run.
+    grep '^delivery/paced-accept:' <<<"$TABLES" || true
     grep '^delivery/accept:' <<<"$TABLES" || true
 } >"$WORK/results.md"
 
