@@ -274,6 +274,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The delivery benchmark's judgement of a run and its report lines.
+        .testTarget(name: "HeraldBenchTests", dependencies: ["HeraldBench"]),
         .testTarget(
             name: "HeraldSimulatorTests",
             dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore", "HeraldTestSupport"]
