@@ -86,7 +86,7 @@ struct DeliveryTable {
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         lines.append("")
-        lines.append(isOffline ? offlineSummary() : summary(gatewayAccept: gatewayAccept, pacedAccept: pacedAccept))
+        lines.append(summary(gatewayAccept: isOffline ? nil : gatewayAccept, pacedAccept: pacedAccept))
         lines.append("")
         lines.append("<details><summary>Every run</summary>")
         lines.append("")
@@ -143,32 +143,28 @@ struct DeliveryTable {
         return !sweep.isEmpty && sweep.allSatisfy { $0.passes(p99Limit: p99Limit) }
     }
 
-    private func offlineSummary() -> String {
-        var text: String
-        if let best = highestSustained {
-            text = "**Highest rate answered with p99 < \(Int(p99Limit)) ms, devices offline: \(Cell.rate(best.rate))/s** "
-            text += "(median p99 of the 200 \(Cell.milliseconds(best.p99)) ms)."
-        } else {
-            text = "**No sweep rate passed** with the devices offline (the 200's p99 < \(Int(p99Limit)) ms, every answer 200)."
-        }
-        if let failed = rows.first(where: { $0.phase == "sweep" && !$0.passes(p99Limit: p99Limit) }) {
-            text += " The next step, \(Cell.rate(failed.rate))/s, failed: \(failed.verdict(p99Limit: p99Limit).dropFirst(2))"
-            text += " (median p99 of the 200 \(Cell.milliseconds(failed.p99)) ms)."
-        }
-        return text
-    }
-
     private func summary(gatewayAccept: Double?, pacedAccept: (rate: Double, sweepEnded: Bool)?) -> String {
+        // Offline runs (paced acceptance) are judged by the 200's p99 and deliver nothing.
+        func figures(_ row: Row) -> String {
+            isOffline
+                ? "(median p99 of the 200 \(Cell.milliseconds(row.p99)) ms)."
+                : "(median p99 \(Cell.milliseconds(row.p99)) ms, delivered \(Cell.rate(row.med(\.deliveredPerSecond)))/s)."
+        }
         var text: String
         if let best = highestSustained {
-            text = "**Highest sustained rate with p99 < \(Int(p99Limit)) ms: \(Cell.rate(best.rate))/s** "
-            text += "(median p99 \(Cell.milliseconds(best.p99)) ms, delivered \(Cell.rate(best.med(\.deliveredPerSecond)))/s)."
+            text =
+                isOffline
+                ? "**Highest rate answered with p99 < \(Int(p99Limit)) ms, devices offline: "
+                : "**Highest sustained rate with p99 < \(Int(p99Limit)) ms: "
+            text += "\(Cell.rate(best.rate))/s** " + figures(best)
         } else {
-            text = "**No sweep rate passed** (p99 < \(Int(p99Limit)) ms, no loss, deliveries keeping pace)."
+            text =
+                isOffline
+                ? "**No sweep rate passed** with the devices offline (the 200's p99 < \(Int(p99Limit)) ms, every answer 200)."
+                : "**No sweep rate passed** (p99 < \(Int(p99Limit)) ms, no loss, deliveries keeping pace)."
         }
         if let failed = rows.first(where: { $0.phase == "sweep" && !$0.passes(p99Limit: p99Limit) }) {
-            text += " The next step, \(Cell.rate(failed.rate))/s, failed: \(failed.verdict(p99Limit: p99Limit).dropFirst(2))"
-            text += " (median p99 \(Cell.milliseconds(failed.p99)) ms, delivered \(Cell.rate(failed.med(\.deliveredPerSecond)))/s)."
+            text += " The next step, \(Cell.rate(failed.rate))/s, failed: \(failed.verdict(p99Limit: p99Limit).dropFirst(2)) " + figures(failed)
         }
         let remeasured = Set(rows.filter { $0.phase == "sweep-busy" }.map(\.rate)).count
         if remeasured > 0 {

@@ -104,7 +104,9 @@ struct DeliveryReportTests {
         #expect(offline.isOffline && offline.highestSustained?.rate == 5000 && !offline.sweepPassedEveryRate)
         let offlineText = offline.markdown(gatewayAccept: nil)
         #expect(offlineText.hasPrefix("## Paced acceptance, 1000 devices offline"))
-        #expect(offlineText.contains("devices offline: 5000/s**") && offlineText.contains("The next step, 6000/s, failed"))
+        #expect(offlineText.contains("devices offline: 5000/s** (median p99 of the 200 45.0 ms)."))
+        #expect(offlineText.contains("The next step, 6000/s, failed: p99 ≥ 50 ms (median p99 of the 200 80.0 ms)."))
+        #expect(!offlineText.contains("delivery/"))
 
         let delivery = DeliveryTable(
             records: [Self.run(rate: 4000, p99: 30, answerP99: 10), Self.run(rate: 5000, p99: 70, answerP99: 40)],
