@@ -157,6 +157,7 @@ struct DeliveryTable {
                 ? "**Highest rate answered with p99 < \(Int(p99Limit)) ms, devices offline: "
                 : "**Highest sustained rate with p99 < \(Int(p99Limit)) ms: "
             text += "\(Cell.rate(best.rate))/s** " + figures(best)
+            if sweepPassedEveryRate { text += " It was the sweep's last rate: the highest was not reached." }
         } else {
             text =
                 isOffline
@@ -171,25 +172,24 @@ struct DeliveryTable {
             text += " \(remeasured) rate(s) failed while other processes kept the machine busy and were measured again; "
             text += "the busy runs are in the details (phase `sweep-busy`)."
         }
+        let sustained = highestSustained?.rate ?? 0
+        if let pacedAccept {
+            text += " The same provider with every device offline was answered with p99 < \(Int(p99Limit)) ms up to"
+            text += " \(pacedAccept.sweepEnded ? "at least " : "")\(Cell.rate(pacedAccept.rate))/s (the table below)."
+        }
         if let gatewayAccept, gatewayAccept > 0 {
-            let sustained = highestSustained?.rate ?? 0
             let keepsUp = sustained >= 0.7 * gatewayAccept
             text += " In the same run, on the same pinned core, the server accepted \(Cell.rate(gatewayAccept))/s durably with no device"
             text += " connected (h2load): delivery "
             text +=
                 keepsUp
                 ? "keeps up with acceptance (≥ 0.7 of it)." : String(format: "does **not** keep up (%.0f %% of it).", 100 * sustained / gatewayAccept)
-            if let pacedAccept {
-                text += " The same provider with every device offline was answered with p99 < \(Int(p99Limit)) ms up to"
-                text += " \(pacedAccept.sweepEnded ? "at least " : "")\(Cell.rate(pacedAccept.rate))/s (the table below)."
-                text += "\n\n"
-                text += Self.pacedRatioLine(
-                    delivered: sustained,
-                    answered: pacedAccept.rate,
-                    p99Limit: p99Limit,
-                    sweepEnded: pacedAccept.sweepEnded
-                )
-            }
+        }
+        if let pacedAccept {
+            text += "\n\n"
+            text += Self.pacedRatioLine(delivered: sustained, answered: pacedAccept.rate, p99Limit: p99Limit, sweepEnded: pacedAccept.sweepEnded)
+        }
+        if let gatewayAccept, gatewayAccept > 0 {
             text += "\n\n" + Self.ratioLine(delivered: sustained, accepted: gatewayAccept, p99Limit: p99Limit)
         }
         return text

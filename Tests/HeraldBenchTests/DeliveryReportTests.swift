@@ -128,5 +128,12 @@ struct DeliveryReportTests {
         )
         // Without offline runs the summary is as before: no paced line.
         #expect(!delivery.markdown(gatewayAccept: 10_000).contains("paced-accept"))
+        // Without the h2load figure the paced line stands alone.
+        let pacedOnly = delivery.markdown(gatewayAccept: nil, pacedAccept: (rate: 5000, sweepEnded: false))
+        #expect(pacedOnly.contains("delivery/paced-accept: 0.80") && !pacedOnly.contains("delivery/accept:"))
+        // A sweep whose every rate passed says its highest rate is only a lower bound.
+        let passing = DeliveryTable(records: [Self.run(rate: 4000, p99: 30, answerP99: 10)], p99Limit: 50)
+        #expect(passing.sweepPassedEveryRate && passing.markdown(gatewayAccept: nil).contains("the highest was not reached"))
+        #expect(!delivery.markdown(gatewayAccept: nil).contains("the highest was not reached"))
     }
 }

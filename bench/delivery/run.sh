@@ -14,9 +14,9 @@
 #
 # Environment: D (1000 devices), R (sweep rates, "1000 2000 2500 3000 3500 4000 5000 … 12000"; the sweep stops
 # after the first failing rate), PACED (1: the sweep again with every device offline, judged by the 200's p99;
-# 0 skips), PACED_R (its rates: R and 5000 6000 7000 8000 10000 12000), STEADY (500/s, the fixed moderate rate; 0 skips), T (10 s per run), RUNS (3 per
-# rate), OVERLOAD (an extra rate above the sweep, 12000/s; 0 skips), CONNECTIONS (4 provider connections),
-# IDLE (10000 idle devices; 0 skips), IDLE_RUNS (1), SETTLE (10 s before each memory reading), PIN=0 (no taskset),
+# 0 skips), PACED_R (its rates: R and 5000 6000 7000 8000 10000 12000), STEADY (500/s, the fixed moderate rate;
+# 0 skips), T (10 s per run), RUNS (3 per rate), OVERLOAD (an extra rate above the sweep, 12000/s; 0 skips),
+# CONNECTIONS (4 provider connections), IDLE (10000 idle devices; 0 skips), IDLE_RUNS (1), SETTLE (10 s before each memory reading), PIN=0 (no taskset),
 # SERVE_ARGS (more `herald serve` options for every server, split on spaces, e.g. "--sent-trace-hold-ms 0"),
 # HERALD_BIN (.build/release/herald), BENCH_BIN (.build/release/herald-bench), ACCEPT_RUNS (3 h2load runs of the
 # durable accept rate; 0 skips), ACCEPT_N (200000 requests each), ACCEPT_C / ACCEPT_M (16 connections × 100 streams,
