@@ -26,7 +26,7 @@ struct RunRecord: Codable, Sendable {
     var failures: [String: Int]
     /// Accepted notifications a device received (each counted once).
     var received: Int
-    /// Accepted (200) but never received, after the drain.
+    /// Accepted (200) but never received, after the drain; 0 when the devices were offline (nothing is sent).
     var lost: Int
     /// Received although the provider got no 200 for it.
     var receivedWithout200: Int
@@ -69,9 +69,9 @@ struct RunRecord: Codable, Sendable {
     /// The latency a run is judged by: request to receipt, or request to `200` when the devices were offline.
     var judgedLatency: Percentiles { isOffline ? answerLatency : latency }
 
-    /// No loss and every request answered 200 (offline: nothing received either).
+    /// No loss and every request answered 200 (offline, where `lost` is 0 by definition: nothing received either).
     var isLossless: Bool {
-        failed == 0 && refused.isEmpty && receivedWithout200 == 0 && (isOffline ? received == 0 : lost == 0)
+        lost == 0 && failed == 0 && refused.isEmpty && receivedWithout200 == 0 && (!isOffline || received == 0)
     }
 
     /// Whether the provider sent at the offered rate and deliveries kept up with it (within 5 %); offline, whether the

@@ -13,8 +13,7 @@ struct DeliveryReportTests {
         answerP99: Double,
         offline: Bool = false,
         received: Int? = nil,
-        lost: Int = 0,
-        run: Int = 1
+        lost: Int = 0
     ) -> RunRecord {
         let count = Int(rate * 10)
         var latency = Percentiles()
@@ -35,7 +34,7 @@ struct DeliveryReportTests {
             devices: 1000,
             rate: rate,
             seconds: 10,
-            run: run,
+            run: 1,
             scheduled: count,
             sent: count,
             accepted: count,

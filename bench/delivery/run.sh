@@ -154,15 +154,20 @@ stop_server() {
 FLAGGED=()
 LOAD_BEFORE=$(load_now)
 
+# bench_delivery OPTION…: `herald-bench delivery` against the running server with D devices, T s × RUNS runs.
+bench_delivery() {
+    "${BENCH_PIN[@]}" "$BENCH_BIN" delivery --host 127.0.0.1 --link-port "$LINK" --h2c-port "$H2C" --server-pid "$SERVER_PID" \
+        --p8 "$WORK/key.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" --devices "$D" --seconds "$T" --runs "$RUNS" \
+        --connections "$CONNECTIONS" "$@"
+}
+
 # --- (a) latency and rate sweep with D devices --------------------------------------------------
 SWEEP_HWM="" SWEEP_DB=""
 if [ "$D" -gt 0 ]; then
     start_server delivery
     rates=$(tr ' ' ',' <<<"$R" | sed 's/,,*/,/g; s/^,//; s/,$//')
     say "delivery: $D devices, steady ${STEADY}/s, sweep $rates, overload ${OVERLOAD}/s, ${T} s × $RUNS runs"
-    "${BENCH_PIN[@]}" "$BENCH_BIN" delivery --host 127.0.0.1 --link-port "$LINK" --h2c-port "$H2C" --server-pid "$SERVER_PID" \
-        --p8 "$WORK/key.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" --devices "$D" --steady-rate "$STEADY" --rates "$rates" \
-        --overload-rate "$OVERLOAD" --seconds "$T" --runs "$RUNS" --connections "$CONNECTIONS" --json "$WORK/runs.jsonl" \
+    bench_delivery --steady-rate "$STEADY" --rates "$rates" --overload-rate "$OVERLOAD" --json "$WORK/runs.jsonl" \
         || FLAGGED+=("herald-bench delivery exited with status $?")
     SWEEP_HWM=$(vm "$SERVER_PID" VmHWM)
     SWEEP_DB=$(du -sk "$DATA" | cut -f1)
@@ -179,9 +184,7 @@ if [ "$D" -gt 0 ] && [ "$PACED" = 1 ]; then
     # The offline sweep goes on above R (PACED_R), since acceptance alone goes further than delivery.
     paced_rates=$(tr ' ,' '\n\n' <<<"${PACED_R:-$R 5000 6000 7000 8000 10000 12000}" | awk 'NF' | sort -gu | paste -sd, -)
     say "paced acceptance: $D devices offline, sweep $paced_rates, ${T} s × $RUNS runs"
-    "${BENCH_PIN[@]}" "$BENCH_BIN" delivery --host 127.0.0.1 --link-port "$LINK" --h2c-port "$H2C" --server-pid "$SERVER_PID" \
-        --p8 "$WORK/key.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" --devices "$D" --offline --steady-rate 0 --rates "$paced_rates" \
-        --overload-rate 0 --seconds "$T" --runs "$RUNS" --connections "$CONNECTIONS" --json "$WORK/offline.jsonl" \
+    bench_delivery --offline --steady-rate 0 --rates "$paced_rates" --overload-rate 0 --json "$WORK/offline.jsonl" \
         || FLAGGED+=("herald-bench delivery --offline exited with status $?")
     stop_server
     [ "$SERVER_EXIT" = alive ] || FLAGGED+=("herald serve exited during the offline runs (see $WORK/paced-herald.log)")
