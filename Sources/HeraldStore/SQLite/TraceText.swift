@@ -86,48 +86,118 @@ package enum TraceText {
 
     /// `lines` as a whole trace of a row accepted at `acceptedAt` whose token belongs to `device`.
     static func encode(_ lines: [Line], acceptedAt: Int64, device: String?) -> String {
-        var bytes: [UInt8] = []
-        var previous: String?
-        let device = deviceBytes(device)
-        for line in lines {
-            append(line, acceptedAt: acceptedAt, device: device, previousDetail: previous, to: &bytes)
-            previous = line.detail
+        var out: [UInt8] = []
+        withOptionalBuffer(device.map { Array($0.utf8) }) { device in
+            let device = validDevice(device)
+            var previous: [UInt8]?
+            for line in lines {
+                let detail = line.detail.map { Array($0.utf8) }
+                Array(line.kind.utf8).withUnsafeBufferPointer { kind in
+                    withOptionalBuffer(detail) { detail in
+                        withOptionalBuffer(previous) { previous in
+                            appendLine(
+                                kind: kind,
+                                atMilliseconds: line.atMilliseconds,
+                                detail: detail,
+                                previousDetail: previous,
+                                acceptedAt: acceptedAt,
+                                device: device,
+                                to: &out
+                            )
+                        }
+                    }
+                }
+                previous = detail
+            }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `trace` with `line` appended; `nil` when `trace` is not a trace (its last detail is needed for a back-reference).
+    static func appending(_ line: Line, to trace: String, acceptedAt: Int64, device: String?) -> String? {
+        var out: [UInt8] = []
+        let appended = Array(trace.utf8).withUnsafeBufferPointer { trace in
+            Array(line.kind.utf8).withUnsafeBufferPointer { kind in
+                withOptionalBuffer(line.detail.map { Array($0.utf8) }) { detail in
+                    withOptionalBuffer(device.map { Array($0.utf8) }) { device in
+                        append(
+                            kind: kind,
+                            atMilliseconds: line.atMilliseconds,
+                            detail: detail,
+                            to: trace,
+                            acceptedAt: acceptedAt,
+                            device: device,
+                            into: &out
+                        )
+                    }
+                }
+            }
+        }
+        return appended ? String(decoding: out, as: UTF8.self) : nil
+    }
+
+    /// Puts in `out` the bytes of `trace` with one line appended: `kind` at `atMilliseconds`, with `detail` (minified
+    /// JSON) or none. `false` when `trace` is not a trace (its last detail is needed for a back-reference); `out` is
+    /// then left as it was.
     ///
     /// The delivery journal's appends go through this function, as the SQL function `herald_trace_append`
-    /// (``SQLiteStore``): it reads the row's trace as SQLite updates it.
-    static func appending(_ line: Line, to trace: String, acceptedAt: Int64, device: String?) -> String? {
-        var bytes = Array(trace.utf8)
-        let device = deviceBytes(device)
-        guard let previous = lastDetail(bytes, acceptedAt: acceptedAt, device: device) else { return nil }
-        append(line, acceptedAt: acceptedAt, device: device, previousDetail: previous, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+    /// (``SQLiteStore``), which hands it SQLite's own bytes of its arguments: nothing is decoded into a `String`, and
+    /// only the last line's detail is expanded (to compare it with `detail`).
+    static func append(
+        kind: UnsafeBufferPointer<UInt8>,
+        atMilliseconds: Int64,
+        detail: UnsafeBufferPointer<UInt8>?,
+        to trace: UnsafeBufferPointer<UInt8>,
+        acceptedAt: Int64,
+        device: UnsafeBufferPointer<UInt8>?,
+        into out: inout [UInt8]
+    ) -> Bool {
+        let device = validDevice(device)
+        guard let previous = lastDetail(trace, acceptedAt: acceptedAt, device: device) else { return false }
+        out.reserveCapacity(out.count + trace.count + kind.count + (detail?.count ?? 0) + 24)
+        out.append(contentsOf: trace)
+        withOptionalBuffer(previous) { previous in
+            appendLine(
+                kind: kind,
+                atMilliseconds: atMilliseconds,
+                detail: detail,
+                previousDetail: previous,
+                acceptedAt: acceptedAt,
+                device: device,
+                to: &out
+            )
+        }
+        return true
     }
 
     /// The device id's bytes when it can stand for itself: 4 bytes or more, none of them a control byte or a quote
     /// (a device id is a UUID; the rule keeps any other from matching inside an escape).
-    private static func deviceBytes(_ device: String?) -> [UInt8]? {
-        guard let bytes = device.map({ Array($0.utf8) }), bytes.count >= 4,
-            bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+    private static func validDevice(_ device: UnsafeBufferPointer<UInt8>?) -> UnsafeBufferPointer<UInt8>? {
+        guard let device, device.count >= 4,
+            device.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         else { return nil }
-        return bytes
+        return device
     }
 
-    private static func append(_ line: Line, acceptedAt: Int64, device: [UInt8]?, previousDetail: String?, to bytes: inout [UInt8]) {
-        if let code = kindCodes.first(where: { $0.kind == line.kind })?.code {
+    private static func appendLine(
+        kind: UnsafeBufferPointer<UInt8>,
+        atMilliseconds: Int64,
+        detail: UnsafeBufferPointer<UInt8>?,
+        previousDetail: UnsafeBufferPointer<UInt8>?,
+        acceptedAt: Int64,
+        device: UnsafeBufferPointer<UInt8>?,
+        to bytes: inout [UInt8]
+    ) {
+        if let code = kindByteCodes.first(where: { $0.kind.elementsEqual(kind) })?.code {
             bytes.append(code)
         } else {
-            bytes += line.kind.utf8
+            bytes.append(contentsOf: kind)
             bytes.append(UInt8(ascii: ":"))
         }
-        bytes += String(line.atMilliseconds &- acceptedAt).utf8
-        if let detail = line.detail {
+        appendDecimal(atMilliseconds &- acceptedAt, to: &bytes)
+        if let detail {
             bytes.append(UInt8(ascii: " "))
-            if detail == previousDetail {
+            if let previousDetail, detail.elementsEqual(previousDetail) {
                 bytes.append(UInt8(ascii: "^"))
             } else {
                 appendCoded(detail, device: device, to: &bytes)
@@ -136,22 +206,36 @@ package enum TraceText {
         bytes.append(0x0A)
     }
 
+    /// `value` in decimal, with a minus sign when negative.
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            repeat {
+                digits[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+        }
+    }
+
     /// The device id as ``deviceByte`` and the dictionary's substrings as their bytes, longest first at each place; a
     /// byte below 0x20 (which minified JSON never holds) is escaped as `\u00XX`, so the line stays one line and
     /// decodes to valid JSON.
-    private static func appendCoded(_ detail: String, device: [UInt8]?, to bytes: inout [UInt8]) {
-        let source = Array(detail.utf8)
+    private static func appendCoded(_ source: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?, to bytes: inout [UInt8]) {
         var index = 0
         next: while index < source.count {
             let byte = source[index]
             if let device, byte == device[0], source.count - index >= device.count,
-                source[index..<(index + device.count)].elementsEqual(device)
+                UnsafeBufferPointer(rebasing: source[index..<(index + device.count)]).elementsEqual(device)
             {
                 bytes.append(deviceByte)
                 index += device.count
                 continue
             }
-            if let candidates = codedByFirstByte[byte] {
+            if byte < 0x80, let candidates = codedByFirstByte[Int(byte)] {
                 for candidate in candidates where source.count - index >= candidate.text.count {
                     if source[index..<(index + candidate.text.count)].elementsEqual(candidate.text) {
                         bytes.append(candidate.byte)
@@ -161,8 +245,9 @@ package enum TraceText {
                 }
             }
             if byte < 0x20 {
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                bytes.append(contentsOf: #"\u00"#.utf8)
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0xF)])
             } else {
                 bytes.append(byte)
             }
@@ -170,14 +255,25 @@ package enum TraceText {
         }
     }
 
-    /// The dictionary by the first byte of its substrings, longest first.
-    private static let codedByFirstByte: [UInt8: [(byte: UInt8, text: [UInt8])]] = {
-        var table: [UInt8: [(byte: UInt8, text: [UInt8])]] = [:]
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// ``kindCodes`` with each kind's bytes.
+    private static let kindByteCodes: [(code: UInt8, kind: [UInt8])] = kindCodes.map { ($0.code, Array($0.kind.utf8)) }
+
+    /// Calls `body` with the array's buffer, or with `nil`.
+    private static func withOptionalBuffer<R>(_ array: [UInt8]?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard let array else { return body(nil) }
+        return array.withUnsafeBufferPointer { body($0) }
+    }
+
+    /// The dictionary by the first byte of its substrings (all ASCII), longest first; `nil` where none starts.
+    private static let codedByFirstByte: [[(byte: UInt8, text: [UInt8])]?] = {
+        var table = [[(byte: UInt8, text: [UInt8])]?](repeating: nil, count: 0x80)
         for entry in dictionary {
             let text = Array(entry.text.utf8)
-            table[text[0], default: []].append((entry.byte, text))
+            table[Int(text[0])] = (table[Int(text[0])] ?? []) + [(entry.byte, text)]
         }
-        return table.mapValues { $0.sorted { $0.text.count > $1.text.count } }
+        return table.map { $0?.sorted { $0.text.count > $1.text.count } }
     }()
 
     /// The expansion of each dictionary byte.
@@ -201,15 +297,30 @@ package enum TraceText {
     /// Decodes a trace of a row accepted at `acceptedAt` whose token belongs to `device`; `nil` when a line is in
     /// neither form.
     static func lines(_ text: String, acceptedAt: Int64, device: String?) -> [Line]? {
-        var lines: [Line] = []
-        var previous: String?
-        let device = deviceBytes(device)
-        for raw in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            guard let line = decode(Array(raw), acceptedAt: acceptedAt, device: device, previousDetail: previous) else { return nil }
-            lines.append(line)
-            previous = line.detail
+        var text = text
+        let deviceArray = device.map { Array($0.utf8) }
+        return text.withUTF8 { bytes in
+            withOptionalBuffer(deviceArray) { device -> [Line]? in
+                let device = validDevice(device)
+                var lines: [Line] = []
+                var previous: String?
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+                    if end > start {
+                        let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                        guard let line = decode(raw, acceptedAt: acceptedAt, device: device, previousDetail: previous) else {
+                            return nil
+                        }
+                        lines.append(line)
+                        previous = line.detail
+                    }
+                    start = end + 1
+                }
+                return lines
+            }
         }
-        return lines
     }
 
     /// The lines with detail-less `accepted` lines given the row's detail: the form a history keeps when it moves
@@ -231,8 +342,8 @@ package enum TraceText {
 
     /// The detail of the last line (`.some(nil)`: it has none, or there is no line); `nil`: not a trace.
     ///
-    /// Reads back from the end only as far as back-references need.
-    private static func lastDetail(_ bytes: [UInt8], acceptedAt: Int64, device: [UInt8]?) -> String?? {
+    /// Reads back from the end only as far as back-references need, and decodes that line's detail only.
+    private static func lastDetail(_ bytes: UnsafeBufferPointer<UInt8>, acceptedAt: Int64, device: UnsafeBufferPointer<UInt8>?) -> [UInt8]?? {
         var end = bytes.count
         while true {
             while end > 0, bytes[end - 1] == 0x0A { end -= 1 }
@@ -244,47 +355,95 @@ package enum TraceText {
                 end = start
                 continue
             }
-            guard let decoded = decode(Array(bytes[start..<end]), acceptedAt: acceptedAt, device: device, previousDetail: nil) else {
-                return nil
+            let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            if line.first == UInt8(ascii: "{") {
+                guard let decoded = decodeVersion4(Array(line)) else { return nil }
+                return .some(decoded.detail.map { Array($0.utf8) })
             }
-            return .some(decoded.detail)
+            guard let head = head(line, acceptedAt: acceptedAt) else { return nil }
+            switch head.detail {
+            case .none: return .some(nil)
+            // Not reached: a line ending in a back-reference was passed over above.
+            case .backReference: return nil
+            case .coded(let range):
+                guard let detail = expand(UnsafeBufferPointer(rebasing: line[range]), device: device) else { return nil }
+                return .some(detail)
+            }
         }
     }
 
-    private static func decode(_ bytes: [UInt8], acceptedAt: Int64, device: [UInt8]?, previousDetail: String?) -> Line? {
+    private static func decode(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        acceptedAt: Int64,
+        device: UnsafeBufferPointer<UInt8>?,
+        previousDetail: String?
+    ) -> Line? {
+        if bytes.first == UInt8(ascii: "{") { return decodeVersion4(Array(bytes)) }
+        guard let head = head(bytes, acceptedAt: acceptedAt) else { return nil }
+        let kind = head.knownKind ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[head.kindBytes]), as: UTF8.self)
+        switch head.detail {
+        case .none:
+            return Line(atMilliseconds: head.at, kind: kind, detail: nil)
+        case .backReference:
+            guard let previousDetail else { return nil }
+            return Line(atMilliseconds: head.at, kind: kind, detail: previousDetail)
+        case .coded(let range):
+            guard let detail = expand(UnsafeBufferPointer(rebasing: bytes[range]), device: device) else { return nil }
+            return Line(atMilliseconds: head.at, kind: kind, detail: String(decoding: detail, as: UTF8.self))
+        }
+    }
+
+    /// A line of schema v10 taken apart: its kind (a known one, or the bytes at `kindBytes`), time and detail.
+    private struct Head {
+        enum Detail {
+            case none
+            case backReference
+            case coded(Range<Int>)
+        }
+        var knownKind: String?
+        var kindBytes: Range<Int>
+        var at: Int64
+        var detail: Detail
+    }
+
+    /// The parts of a line of schema v10; `nil` when it is not one. The detail is located, not decoded.
+    private static func head(_ bytes: UnsafeBufferPointer<UInt8>, acceptedAt: Int64) -> Head? {
         guard let first = bytes.first else { return nil }
-        if first == UInt8(ascii: "{") { return decodeVersion4(bytes) }
         var index = 0
-        let kind: String
+        var knownKind: String?
         if first >= UInt8(ascii: "A"), first <= UInt8(ascii: "Z") {
             guard let known = kindCodes.first(where: { $0.code == first })?.kind else { return nil }
-            kind = known
+            knownKind = known
             index = 1
         } else {
             while index < bytes.count, bytes[index] != UInt8(ascii: ":") { index += 1 }
-            guard index < bytes.count else { return nil }
-            kind = String(decoding: bytes[0..<index], as: UTF8.self)
-            guard isValidKind(kind) else { return nil }
+            guard index < bytes.count, isValidKind(UnsafeBufferPointer(rebasing: bytes[0..<index])) else { return nil }
             index += 1
         }
+        let kindBytes = knownKind == nil ? 0..<(index - 1) : 0..<0
         guard let (delta, afterDelta) = integer(bytes, from: index) else { return nil }
         let at = acceptedAt &+ delta
         index = afterDelta
         if index == bytes.count {
-            return Line(atMilliseconds: at, kind: kind, detail: nil)
+            return Head(knownKind: knownKind, kindBytes: kindBytes, at: at, detail: .none)
         }
         guard bytes[index] == UInt8(ascii: " "), index + 1 < bytes.count else { return nil }
         index += 1
         if bytes.count - index == 1, bytes[index] == UInt8(ascii: "^") {
-            guard let previousDetail else { return nil }
-            return Line(atMilliseconds: at, kind: kind, detail: previousDetail)
+            return Head(knownKind: knownKind, kindBytes: kindBytes, at: at, detail: .backReference)
         }
+        return Head(knownKind: knownKind, kindBytes: kindBytes, at: at, detail: .coded(index..<bytes.count))
+    }
+
+    /// A coded detail written out: the device byte as `device`, each dictionary byte as its substring; `nil` when
+    /// it names the device and none is known, holds a byte the dictionary does not have, or is not an object.
+    private static func expand(_ coded: UnsafeBufferPointer<UInt8>, device: UnsafeBufferPointer<UInt8>?) -> [UInt8]? {
         var detail: [UInt8] = []
-        detail.reserveCapacity((bytes.count - index) * 2)
-        for byte in bytes[index...] {
+        detail.reserveCapacity(coded.count * 2)
+        for byte in coded {
             if byte == deviceByte {
                 guard let device else { return nil }
-                detail += device
+                detail.append(contentsOf: device)
             } else if byte < 0x20 {
                 guard let expansion = expansions[Int(byte)] else { return nil }
                 detail += expansion
@@ -293,12 +452,17 @@ package enum TraceText {
             }
         }
         guard detail.first == UInt8(ascii: "{"), detail.last == UInt8(ascii: "}") else { return nil }
-        return Line(atMilliseconds: at, kind: kind, detail: String(decoding: detail, as: UTF8.self))
+        return detail
+    }
+
+    /// Whether `kind` may be stored (``isValidKind(_:)``).
+    private static func isValidKind(_ kind: UnsafeBufferPointer<UInt8>) -> Bool {
+        (1...64).contains(kind.count) && kind.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
     }
 
     /// An optionally negative decimal integer at `start`: its value and the index after it; `nil` on no digits or
     /// overflow.
-    private static func integer(_ bytes: [UInt8], from start: Int) -> (Int64, Int)? {
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (Int64, Int)? {
         var index = start
         var negative = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
@@ -325,7 +489,7 @@ package enum TraceText {
     private static func decodeVersion4(_ bytes: [UInt8]) -> Line? {
         let head = Array(#"{"at":"#.utf8)
         guard bytes.count > head.count + 1, bytes.starts(with: head), bytes.last == UInt8(ascii: "}") else { return nil }
-        guard let (at, afterAt) = integer(bytes, from: head.count) else { return nil }
+        guard let (at, afterAt) = bytes.withUnsafeBufferPointer({ integer($0, from: head.count) }) else { return nil }
         var index = afterAt
         let kindHead = Array(#","kind":""#.utf8)
         guard bytes[index...].starts(with: kindHead) else { return nil }
