@@ -149,9 +149,9 @@ public final class SQLiteStore: NotificationStore, RegistryCaching {
     ///
     /// Why SQLite's C API rather than GRDB's `DatabaseFunction`: GRDB hands a function its arguments as an array of
     /// `DatabaseValue`s, each text copied into a `String`, and copies the `String` it returns; the function is called
-    /// once or twice per delivery event, and that wrapping and the trace's decoding into `String`s were ~6.8 % of
-    /// the server's samples at 5,000 notifications/s (bench/delivery/profile-2026-11-28.md, "The trace's append").
-    /// Here it reads SQLite's bytes of its arguments in place.
+    /// once or twice per delivery event, and that wrapping and the trace's decoding into `String`s were 5.8 % of
+    /// the server's samples at 4,000 notifications/s offline; reading SQLite's bytes of its arguments in place, 2.1 %
+    /// (bench/delivery/profile-2026-11-28.md, "The trace's append").
     static func registerTraceAppend(_ db: Database) throws {
         let code = sqlite3_create_function_v2(
             db.sqliteConnection,
@@ -168,6 +168,7 @@ public final class SQLiteStore: NotificationStore, RegistryCaching {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register herald_trace_append")
         }
     }
+
     /// Refuses new notifications, waits for the queued ones to commit, then closes the connection pool.
     public func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
