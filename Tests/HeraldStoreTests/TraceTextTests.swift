@@ -226,3 +226,33 @@ struct TraceTextTests {
         #expect(TraceText.materialized("garbage\n", acceptedAt: 0, device: nil, sequence: 1, token: "", topic: "") == nil)
     }
 }
+
+extension TraceText {
+    /// `trace` with `line` appended by the delivery journal's byte code (``append(kind:atMilliseconds:detail:to:acceptedAt:device:into:)``,
+    /// what `herald_trace_append` runs); `nil` when `trace` is not a trace.
+    static func appending(_ line: Line, to trace: String, acceptedAt: Int64, device: String?) -> String? {
+        func withBuffer<R>(_ text: String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+            guard let text else { return body(nil) }
+            return Array(text.utf8).withUnsafeBufferPointer { body($0) }
+        }
+        var out: [UInt8] = []
+        let appended = Array(trace.utf8).withUnsafeBufferPointer { trace in
+            Array(line.kind.utf8).withUnsafeBufferPointer { kind in
+                withBuffer(line.detail) { detail in
+                    withBuffer(device) { device in
+                        append(
+                            kind: kind,
+                            atMilliseconds: line.atMilliseconds,
+                            detail: detail,
+                            to: trace,
+                            acceptedAt: acceptedAt,
+                            device: device,
+                            into: &out
+                        )
+                    }
+                }
+            }
+        }
+        return appended ? String(decoding: out, as: UTF8.self) : nil
+    }
+}

@@ -98,7 +98,7 @@ private struct DeliveryStatements {
     init(_ db: Database) throws {
         // ?1 the event's time, ?7 its kind, ?2 its detail or NULL (`json()` checks and minifies it), ?3 the row, ?4 the
         // new state (unused by the statements that do not move it), ?5, ?8 and ?6 a second line. The line is written by
-        // `herald_trace_append` (``TraceText/appending(_:to:acceptedAt:device:)``), which reads the row's trace for the
+        // `herald_trace_append` (``TraceText/append(kind:atMilliseconds:detail:to:acceptedAt:device:into:)``), which reads the row's trace for the
         // detail a back-reference may repeat and is given the token's device (one byte in the detail). The state is
         // set only by the statements that move it, so that an event alone leaves the partial index of `stored`
         // notifications alone.

@@ -113,29 +113,6 @@ package enum TraceText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `trace` with `line` appended; `nil` when `trace` is not a trace (its last detail is needed for a back-reference).
-    static func appending(_ line: Line, to trace: String, acceptedAt: Int64, device: String?) -> String? {
-        var out: [UInt8] = []
-        let appended = Array(trace.utf8).withUnsafeBufferPointer { trace in
-            Array(line.kind.utf8).withUnsafeBufferPointer { kind in
-                withOptionalBuffer(line.detail.map { Array($0.utf8) }) { detail in
-                    withOptionalBuffer(device.map { Array($0.utf8) }) { device in
-                        append(
-                            kind: kind,
-                            atMilliseconds: line.atMilliseconds,
-                            detail: detail,
-                            to: trace,
-                            acceptedAt: acceptedAt,
-                            device: device,
-                            into: &out
-                        )
-                    }
-                }
-            }
-        }
-        return appended ? String(decoding: out, as: UTF8.self) : nil
-    }
-
     /// Puts in `out` the bytes of `trace` with one line appended: `kind` at `atMilliseconds`, with `detail` (minified
     /// JSON) or none. `false` when `trace` is not a trace (its last detail is needed for a back-reference); `out` is
     /// then left as it was.
@@ -380,7 +357,11 @@ package enum TraceText {
     ) -> Line? {
         if bytes.first == UInt8(ascii: "{") { return decodeVersion4(Array(bytes)) }
         guard let head = head(bytes, acceptedAt: acceptedAt) else { return nil }
-        let kind = head.knownKind ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[head.kindBytes]), as: UTF8.self)
+        let kind: String
+        switch head.kind {
+        case .known(let known): kind = known
+        case .named(let end): kind = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
+        }
         switch head.detail {
         case .none:
             return Line(atMilliseconds: head.at, kind: kind, detail: nil)
@@ -393,15 +374,20 @@ package enum TraceText {
         }
     }
 
-    /// A line of schema v10 taken apart: its kind (a known one, or the bytes at `kindBytes`), time and detail.
+    /// A line of schema v10 taken apart: its kind, time and detail.
     private struct Head {
+        enum Kind {
+            /// Written as its letter.
+            case known(String)
+            /// Written out: the bytes before the colon, `0..<end`.
+            case named(end: Int)
+        }
         enum Detail {
             case none
             case backReference
             case coded(Range<Int>)
         }
-        var knownKind: String?
-        var kindBytes: Range<Int>
+        var kind: Kind
         var at: Int64
         var detail: Detail
     }
@@ -410,29 +396,28 @@ package enum TraceText {
     private static func head(_ bytes: UnsafeBufferPointer<UInt8>, acceptedAt: Int64) -> Head? {
         guard let first = bytes.first else { return nil }
         var index = 0
-        var knownKind: String?
+        let kind: Head.Kind
         if first >= UInt8(ascii: "A"), first <= UInt8(ascii: "Z") {
             guard let known = kindCodes.first(where: { $0.code == first })?.kind else { return nil }
-            knownKind = known
+            kind = .known(known)
             index = 1
         } else {
             while index < bytes.count, bytes[index] != UInt8(ascii: ":") { index += 1 }
             guard index < bytes.count, isValidKind(UnsafeBufferPointer(rebasing: bytes[0..<index])) else { return nil }
+            kind = .named(end: index)
             index += 1
         }
-        let kindBytes = knownKind == nil ? 0..<(index - 1) : 0..<0
         guard let (delta, afterDelta) = integer(bytes, from: index) else { return nil }
-        let at = acceptedAt &+ delta
         index = afterDelta
+        let detail: Head.Detail
         if index == bytes.count {
-            return Head(knownKind: knownKind, kindBytes: kindBytes, at: at, detail: .none)
+            detail = .none
+        } else {
+            guard bytes[index] == UInt8(ascii: " "), index + 1 < bytes.count else { return nil }
+            index += 1
+            detail = bytes.count - index == 1 && bytes[index] == UInt8(ascii: "^") ? .backReference : .coded(index..<bytes.count)
         }
-        guard bytes[index] == UInt8(ascii: " "), index + 1 < bytes.count else { return nil }
-        index += 1
-        if bytes.count - index == 1, bytes[index] == UInt8(ascii: "^") {
-            return Head(knownKind: knownKind, kindBytes: kindBytes, at: at, detail: .backReference)
-        }
-        return Head(knownKind: knownKind, kindBytes: kindBytes, at: at, detail: .coded(index..<bytes.count))
+        return Head(kind: kind, at: acceptedAt &+ delta, detail: detail)
     }
 
     /// A coded detail written out: the device byte as `device`, each dictionary byte as its substring; `nil` when
