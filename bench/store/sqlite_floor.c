@@ -99,8 +99,8 @@ int main(int argc, char **argv) {
     run(db, registration);
     sqlite3_finalize(registration);
 
-    /* The group commit's insert and the journal's two-line update (SQLiteStore+GroupCommit, SQLiteStore+Delivery). */
-    /* The token's number and what it says (schema v10): topic, bundle id and environment are NULL when the token's. */
+    /* The group commit's insert and the journal's two-line update (SQLiteStore+GroupCommit, SQLiteStore+Delivery). The
+     * insert names the token by number (schema v10): topic, bundle id and environment are NULL when the token's. */
     sqlite3_stmt *insert = prepare(db,
         "INSERT INTO notification (apns_id, apns_id_text, token_ref, topic, bundle_id, environment, push_type, "
         "priority, expiration, collapse_id, payload, accepted_at, trace) "
