@@ -1,6 +1,7 @@
 // What the same work costs when it arrives alone: CPU time of one unit of work done back to back, after the thread
 // slept for a gap, and after it spun for the same gap. Two kinds of work: a pass over a 512 KiB array (no system
-// call) and a one-row SQLite transaction in WAL mode with synchronous=FULL (Herald's commit: a page written, fdatasync).
+// call) and a one-row SQLite transaction in WAL mode with synchronous=FULL (Herald's commit: a page written and
+// fdatasync).
 // Usage: coldcore KIND MODE GAP_US COUNT DIR   KIND = memory | sqlite; MODE = back | sleep | spin
 // Prints the median CPU time (user + system of this thread) per unit in microseconds.
 #include <sqlite3.h>
@@ -9,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-static volatile long sink;  // where each array pass's sum goes, once per pass (the array is volatile, so its reads stay)
+// Where each array pass's sum goes, once per pass (the array is volatile, so its reads stay).
+static volatile long sink;
 
 static double microseconds(clockid_t clock) {
     struct timespec t;
