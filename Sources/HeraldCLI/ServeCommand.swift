@@ -227,6 +227,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let databaseURL = data.databaseURL {
             do {
                 configuration.database = try PostgresStore.Configuration(url: databaseURL)
+                // One single node, or cluster nodes only, per database (docs/postgresql.md).
+                configuration.database?.holdsServeLock = true
             } catch let error as StoreError {
                 throw CLIFailure("--database: \(error.detail ?? "\(error)")")
             }

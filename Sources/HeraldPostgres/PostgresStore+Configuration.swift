@@ -29,6 +29,11 @@ extension PostgresStore {
         /// Set for a node of a cluster (`herald serve --cluster`, docs/cluster.md): its id and lease. `nil`: a single
         /// node, which keeps no routes and hands nothing off.
         public var cluster: Cluster?
+        /// Hold the database's serve lock while the store is open (`herald serve` does; docs/postgresql.md, "One
+        /// server per database"): exclusively for a single node, shared for a cluster node. Opening fails with
+        /// ``ServeLockRefusal`` when another server holds it in a way it cannot share. Default `false`: the CLI's
+        /// commands and the tests' stores share a database with anything.
+        public var holdsServeLock = false
 
         /// A cluster node's settings.
         public struct Cluster: Sendable, Hashable {

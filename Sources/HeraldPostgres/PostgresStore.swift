@@ -53,9 +53,13 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
     /// A cluster node's hand-off listeners and first heartbeat (PostgresStore+Cluster.swift).
     let clusterState = Mutex(ClusterState())
     private let wakeups: AsyncStream<Void>
+    /// `herald serve`'s hold on the database, from ``open(configuration:clock:logger:)`` to ``shutdown()``
+    /// (``Configuration/holdsServeLock``).
+    private let serveLock: ServeLock?
 
-    private init(configuration: Configuration, clock: any WallClock, logger: Logger) throws {
+    private init(configuration: Configuration, clock: any WallClock, logger: Logger, serveLock: ServeLock?) throws {
         self.configuration = configuration
+        self.serveLock = serveLock
         self.clock = clock
         self.logger = logger
         let connection = try configuration.clientConfiguration()
@@ -79,13 +83,22 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
     /// Connects to the database, applies the migrations it lacks, and loads the registry.
     ///
     /// Fails with ``StoreError/unavailable`` when the database cannot be reached, ``StoreError/newerSchema`` when a
-    /// newer Herald migrated it.
+    /// newer Herald migrated it, ``ServeLockRefusal`` when ``Configuration/holdsServeLock`` and another server holds
+    /// the database.
     public static func open(
         configuration: Configuration,
         clock: any WallClock = SystemWallClock(),
         logger: Logger = Logger(label: "herald.store")
     ) async throws -> PostgresStore {
-        let store = try PostgresStore(configuration: configuration, clock: clock, logger: logger)
+        // First: a refused server touches nothing, not even the migrations.
+        let serveLock = configuration.holdsServeLock ? try await ServeLock.acquire(configuration: configuration, logger: logger) : nil
+        let store: PostgresStore
+        do {
+            store = try PostgresStore(configuration: configuration, clock: clock, logger: logger, serveLock: serveLock)
+        } catch {
+            await serveLock?.close()
+            throw error
+        }
         let wakeups = store.wakeups
         store.writerTask.withLock { task in
             task = Task {
@@ -168,6 +181,8 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
         clientTask.cancel()
         await clientTask.value
         await registryConnection.close()
+        // Last: another server may start once everything this one wrote is in.
+        await serveLock?.close()
     }
 
     /// Fails with ``StoreError/shutDown`` once shutdown was requested.
