@@ -284,3 +284,20 @@ write("FuzzHTTP2Frames", "frame-too-large", PREFACE + SETTINGS + b"\x00\x40\x01\
 write("FuzzHTTP2Frames", "settings-invalid", PREFACE + frame(4, 0, 0, (2).to_bytes(2, "big") + (2).to_bytes(4, "big")))
 write("FuzzHTTP2Frames", "interleaved-continuation", PREFACE + SETTINGS + frame(1, 0, 1, block[:10]) + frame(0, 0, 1, b"x"))
 write("FuzzHTTP2Frames", "rst-stream-short", PREFACE + SETTINGS + frame(3, 0, 1, b"\0\0"))
+
+
+def literal(name, value):
+    """A literal field without indexing, no Huffman (RFC 7541 §6.2.2), for values an encoder would not send."""
+    return b"\0" + bytes([len(name)]) + name + bytes([len(value)]) + value
+
+
+# content-length (RFC 9113 §8.1.1): larger than the body, smaller, across two DATA frames, not a number, twice.
+PLAIN = b"".join(literal(k.encode(), v.encode()) for k, v in [(":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + "a" * 64),
+                                                             ("apns-topic", "com.example.app")])
+BODY = b'{"aps":{"alert":"content-length says 93!"}}'
+for name, lengths, pieces in [("content-length-larger", ["93"], [BODY]), ("content-length-smaller", ["5"], [BODY]),
+                              ("content-length-two-data", ["10"], [b"1234", b"5678"]), ("content-length-not-a-number", ["4x"], [BODY]),
+                              ("content-length-twice", ["0", "1"], [])]:
+    headers = PLAIN + b"".join(literal(b"content-length", length.encode()) for length in lengths)
+    data = b"".join(frame(0, 0x1 if index == len(pieces) - 1 else 0, 1, piece) for index, piece in enumerate(pieces))
+    write("FuzzHTTP2Frames", name, PREFACE + SETTINGS + frame(1, 0x4 | (0 if pieces else 0x1), 1, headers) + data)

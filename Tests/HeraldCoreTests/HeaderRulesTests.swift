@@ -16,7 +16,7 @@ struct HeaderRulesTests {
         ProviderHeaderValues.parse(head(fields), policy: policy, nowSeconds: 1_700_000_000)
     }
 
-    @Test("paths: device token, missing token, other")
+    @Test("paths: device token, missing token, channel paths, other")
     func paths() {
         #expect(head([(":path", "/3/device/abcd")]).pathTarget == .device("abcd"))
         #expect(head([(":path", "/3/device/abcd?x=1")]).pathTarget == .device("abcd"))
@@ -25,6 +25,11 @@ struct HeaderRulesTests {
         #expect(head([(":path", "/3/devices/abcd")]).pathTarget == .other)
         #expect(head([(":path", "/2/device/abcd")]).pathTarget == .other)
         #expect(head([(":path", "/3/device/a/b")]).pathTarget == .other)
+        #expect(head([(":path", "/1/apps/com.example.app/channels")]).pathTarget == .channels(bundleID: "com.example.app"))
+        #expect(head([(":path", "/1/apps/com.example.app/channel")]).pathTarget == .otherAppPath)
+        #expect(head([(":path", "/1/apps/com.example.app")]).pathTarget == .otherAppPath)
+        #expect(head([(":path", "/1/apps")]).pathTarget == .otherAppPath)
+        #expect(head([(":path", "/1/applications/x/channels")]).pathTarget == .other)
     }
 
     @Test("a repeated apns header is a duplicate; other headers are ignored")

@@ -103,6 +103,9 @@ public struct ProviderRequestHead: Sendable {
         case allChannels(bundleID: String)
         /// `/4/broadcasts/apps/<bundle>`: a broadcast to a channel.
         case broadcast(bundleID: String)
+        /// Another path under `/1/apps/`: not channel management, but answered as channel management answers (with
+        /// `apns-request-id`, never `apns-id`).
+        case otherAppPath
         /// Any other path.
         case other
     }
@@ -132,12 +135,13 @@ public struct ProviderRequestHead: Sendable {
             switch parts[4] {
             case "channels": return .channels(bundleID: String(parts[3]))
             case "all-channels": return .allChannels(bundleID: String(parts[3]))
-            default: return .other
+            default: return .otherAppPath
             }
         }
         if parts.count == 5, parts[1] == "4", parts[2] == "broadcasts", parts[3] == "apps", !parts[4].isEmpty {
             return .broadcast(bundleID: String(parts[4]))
         }
+        if parts.count >= 3, parts[1] == "1", parts[2] == "apps" { return .otherAppPath }
         return .other
     }
 }

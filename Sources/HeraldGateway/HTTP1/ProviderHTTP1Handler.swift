@@ -148,7 +148,10 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
         }
     }
 
+    /// A request NIO's HTTP/1.1 parser could not read (or another pipeline error): logged within the closure log's
+    /// rate, then the connection is closed.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        processor.closureLog.record(.init(error: "HTTP/1.1 \(error)"), peer: context.channel.remoteAddress)
         context.close(promise: nil)
     }
 }

@@ -7,6 +7,8 @@ enum HPACKNameKind: UInt8, Sendable {
     case regular
     /// `te`: allowed only with the value `trailers` (§8.2.2).
     case te
+    /// `content-length`: must equal the sum of the DATA payloads (§8.1.1).
+    case contentLength
     /// A name a request may not carry: upper case or other invalid octets (§8.2.1), a connection-specific field
     /// (§8.2.2), or a pseudo-header that is unknown or belongs to responses (§8.3).
     case malformed
@@ -44,6 +46,7 @@ enum HPACKNameKind: UInt8, Sendable {
         }
         switch name.count {
         case 2 where name.elementsEqual("te".utf8): self = .te
+        case 14 where name.elementsEqual("content-length".utf8): self = .contentLength
         // §8.2.2: connection-specific fields make a request malformed.
         case 7 where name.elementsEqual("upgrade".utf8),
             10 where name.elementsEqual("connection".utf8) || name.elementsEqual("keep-alive".utf8),

@@ -17,6 +17,8 @@ struct HTTP2HeaderListCheck {
     let isTrailers: Bool
     /// The header list size so far: decoded names and values plus 32 octets a field (§6.5.2).
     private(set) var listSize = 0
+    /// The request's `content-length`, which the DATA payloads must add up to (§8.1.1); nil when not sent.
+    private(set) var contentLength: Int?
     private var pseudoSeen: UInt8 = 0
     private var regularSeen = false
     private var malformed = false
@@ -38,6 +40,16 @@ struct HTTP2HeaderListCheck {
             regularSeen = true
             // §8.2.2: `te` may be sent only with the value "trailers".
             if (try? field.value.decodedBytes())?.elementsEqual("trailers".utf8) != true { malformed = true }
+        case .contentLength:
+            regularSeen = true
+            // §8.1.1 with RFC 9110 §8.6: one decimal length; a value that is not one, or a second that differs, makes
+            // the request malformed (the body could not be checked against it). In trailers it means nothing.
+            guard !isTrailers else { break }
+            guard let length = (try? field.value.decodedBytes()).flatMap(Self.decimal), contentLength ?? length == length else {
+                malformed = true
+                break
+            }
+            contentLength = length
         case .malformed:
             malformed = true
         case .method, .scheme, .authority, .path:
@@ -45,7 +57,20 @@ struct HTTP2HeaderListCheck {
             // §8.3: pseudo-headers come before every regular field, at most once each, and never in trailers.
             if isTrailers || regularSeen || pseudoSeen & bit != 0 { malformed = true }
             pseudoSeen |= bit
+            // §8.3.1: `:path` must not be empty for "http" or "https" URIs (the provider API serves no other).
+            if field.nameKind == .path, (try? field.value.decodedLength()) ?? 0 == 0 { malformed = true }
         }
+    }
+
+    /// A `content-length` value: ASCII digits only, at most 18 of them (RFC 9110 §8.6); nil otherwise.
+    private static func decimal(_ octets: [UInt8]) -> Int? {
+        guard !octets.isEmpty, octets.count <= 18 else { return nil }
+        var value = 0
+        for octet in octets {
+            guard octet >= UInt8(ascii: "0"), octet <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(octet - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     /// The verdict once the whole block is decoded.

@@ -147,13 +147,26 @@ extension ProviderHTTP2Connection {
                 HPACKResponseEncoder.writeLiteral(nameIndex: HPACKStaticTable.contentTypeNameIndex, value: "application/json".utf8, into: &block)
             }
         }
-        guard let body else { return }
+        guard let body else {
+            answered(streamID: streamID, stream: stream)
+            return
+        }
         var stream = stream
         stream.queued = body[...]
-        if !sendQueued(streamID: streamID, stream: &stream) {
+        if sendQueued(streamID: streamID, stream: &stream) {
+            answered(streamID: streamID, stream: stream)
+        } else {
             streams[streamID] = stream
             blockedStreams.append(streamID)
         }
+    }
+
+    /// After an answer's END_STREAM: a request answered before its end is told to stop sending with RST_STREAM
+    /// NO_ERROR (RFC 9113 §8.1), and the DATA it sent meanwhile is ignored (`recentlyReset`).
+    private func answered(streamID: UInt32, stream: Stream) {
+        guard stream.answeredEarly else { return }
+        outbound.writeRSTStreamFrame(streamID: streamID, errorCode: .noError)
+        recentlyReset.insert(streamID)
     }
 
     /// Sends as much of a stream's queued answer as the windows allow; true once END_STREAM is written.
@@ -187,6 +200,7 @@ extension ProviderHTTP2Connection {
             guard var stream = streams[streamID], stream.queued != nil else { continue }
             if sendQueued(streamID: streamID, stream: &stream) {
                 streams.removeValue(forKey: streamID)
+                answered(streamID: streamID, stream: stream)
             } else {
                 streams[streamID] = stream
                 stillBlocked.append(streamID)

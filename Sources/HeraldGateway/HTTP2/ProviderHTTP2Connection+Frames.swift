@@ -114,7 +114,7 @@ extension ProviderHTTP2Connection {
         _ block: ByteBuffer,
         into head: inout ProviderRequestHead,
         isTrailers: Bool
-    ) throws(HTTP2ConnectionError) -> HTTP2HeaderListCheck.Outcome {
+    ) throws(HTTP2ConnectionError) -> HTTP2HeaderListCheck {
         var check = HTTP2HeaderListCheck(maximumListSize: limits.maximumHeaderListSize, isTrailers: isTrailers)
         do throws(HPACKError) {
             try decoder.decode(block) { field in
@@ -127,7 +127,7 @@ extension ProviderHTTP2Connection {
         } catch {
             throw .goAway(.compressionError)
         }
-        return check.outcome
+        return check
     }
 
     private func receiveHeaders(
@@ -140,7 +140,8 @@ extension ProviderHTTP2Connection {
         var head = ProviderRequestHead()
         let existing = streams.index(forKey: streamID)
         // Every block is decoded, even one that is then refused: the dynamic table must stay in step (RFC 7541 §2.2).
-        let outcome = try decode(block, into: &head, isTrailers: existing != nil)
+        let check = try decode(block, into: &head, isTrailers: existing != nil)
+        let outcome = check.outcome
         if let index = existing {
             // §5.1: after the client's END_STREAM only WINDOW_UPDATE, PRIORITY and RST_STREAM may follow.
             guard streams.values[index].receiving, !streams.values[index].reset else {
@@ -148,7 +149,7 @@ extension ProviderHTTP2Connection {
                 return
             }
             // §8.1: a second HEADERS is a trailer section, which must end the stream; its fields mean nothing to APNs.
-            guard endStream, rejection == nil, outcome == .valid else {
+            guard endStream, rejection == nil, outcome == .valid, streams.values[index].bodyMatchesContentLength else {
                 try reset(streamID: streamID, errorCode: rejection ?? .protocolError)
                 return
             }
@@ -185,7 +186,13 @@ extension ProviderHTTP2Connection {
             try reset(streamID: streamID, errorCode: .refusedStream)
             return
         }
-        streams[streamID] = Stream(head: head, sendWindow: peerInitialWindowSize)
+        let stream = Stream(head: head, contentLength: check.contentLength, sendWindow: peerInitialWindowSize)
+        // §8.1.1: a request that ends with its headers has no content, so a content-length other than 0 is a lie.
+        guard !endStream || stream.bodyMatchesContentLength else {
+            try reset(streamID: streamID, errorCode: .protocolError)
+            return
+        }
+        streams[streamID] = stream
         if endStream { complete(streamID: streamID, context: context) }
     }
 
@@ -217,8 +224,12 @@ extension ProviderHTTP2Connection {
         }
         // §5.1: DATA on a stream the client never opened.
         guard streamID <= lastStreamID else { throw .goAway(.protocolError) }
-        // A stream already closed: we may have reset it while the client was still sending (§5.1 "closed").
-        guard let index = streams.index(forKey: streamID), !streams.values[index].reset else { return }
+        guard let index = streams.index(forKey: streamID), !streams.values[index].reset else {
+            try receiveDataOnClosedStream(streamID)
+            return
+        }
+        // The rest of a body already answered (below): read and dropped, its window never reopened.
+        guard !streams.values[index].answeredEarly else { return }
         // §5.1: no DATA after the client's END_STREAM (half-closed remote).
         guard streams.values[index].receiving else {
             try reset(streamID: streamID, errorCode: .streamClosed)
@@ -230,25 +241,48 @@ extension ProviderHTTP2Connection {
             return
         }
         streams.values[index].receive(payload, flowControlledLength: flowControlledLength)
+        // §8.1.1: more content than content-length said is malformed at once; less, once the stream ends.
+        if let length = streams.values[index].contentLength,
+            streams.values[index].received > length || (endStream && streams.values[index].received != length)
+        {
+            try reset(streamID: streamID, errorCode: .protocolError)
+            return
+        }
         let window = streams.values[index].inboundWindow
         if endStream {
             complete(streamID: streamID, context: context)
-        } else if streams.values[index].oversized, window < Self.defaultWindowSize / 2 {
-            // Only a payload already too large needs more than the first 65,535 octets (APNs takes at most 5120):
-            // its rest is read and dropped, so that the client can finish and be answered PayloadTooLarge.
-            streams.values[index].inboundWindow = Self.defaultWindowSize
-            outbound.writeWindowUpdateFrame(streamID: streamID, increment: Self.defaultWindowSize - window)
+        } else if streams.values[index].oversized {
+            // Past the largest body any push type may have (APNs takes at most 5120 octets): answered now, PayloadTooLarge,
+            // and stopped with RST_STREAM NO_ERROR (§8.1 allows a response before the request ends). Herald reads no
+            // more of it, so a body with no end cannot keep the connection busy.
+            streams.values[index].answeredEarly = true
+            complete(streamID: streamID, context: context)
         } else if window == 0 {
             // A window spent without the body growing (padding): nothing legitimate does that.
             try reset(streamID: streamID, errorCode: .enhanceYourCalm)
         }
     }
+
+    /// DATA on a stream that is not open (RFC 9113 §5.1, §6.1): closed after its answer, reset by the client, or
+    /// half-closed by the client's END_STREAM and already answered.
+    ///
+    /// A stream Herald reset may still get the DATA the client sent before it read the reset, which §5.1 says to
+    /// ignore; so are streams Herald did not take after its GOAWAY (§6.8). Anything else is a stream error of type
+    /// STREAM_CLOSED (§5.1 "closed", §6.1); its id is then remembered, so that the rest of that DATA is ignored.
+    private func receiveDataOnClosedStream(_ streamID: UInt32) throws(HTTP2ConnectionError) {
+        guard !recentlyReset.contains(streamID), !goingAway else { return }
+        try reset(streamID: streamID, errorCode: .streamClosed)
+    }
 }
 
 extension ProviderHTTP2Connection.Stream {
+    /// Whether the DATA received adds up to the request's `content-length`, when it sent one (RFC 9113 §8.1.1).
+    var bodyMatchesContentLength: Bool { contentLength.map { $0 == received } ?? true }
+
     /// Adds a DATA payload, keeping at most `ProviderRequestProcessor.bodyLimit` bytes.
     mutating func receive(_ payload: ByteBuffer, flowControlledLength: Int) {
         inboundWindow -= flowControlledLength
+        received += payload.readableBytes
         guard !oversized else { return }
         if body.count + payload.readableBytes > ProviderRequestProcessor.bodyLimit {
             oversized = true

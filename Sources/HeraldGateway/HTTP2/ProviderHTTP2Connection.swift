@@ -19,6 +19,13 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
         var head = ProviderRequestHead()
         var body: [UInt8] = []
         var oversized = false
+        /// The request's `content-length`, if it sent one: the DATA payloads must add up to it (RFC 9113 §8.1.1).
+        var contentLength: Int?
+        /// The DATA payload octets received so far (padding excluded), kept or not.
+        var received = 0
+        /// Whether the request was answered before its end (a body past every push type's limit): its remaining
+        /// DATA is ignored, no window is granted for it, and RST_STREAM NO_ERROR follows the answer (§8.1).
+        var answeredEarly = false
         /// Whether the request is still arriving (the client has not ended its side).
         var receiving = true
         /// Our receive window for this stream.
@@ -214,17 +221,37 @@ final class ProviderHTTP2Connection: ChannelDuplexHandler {
     func queuedControlFrame() throws(HTTP2ConnectionError) {
         guard let context, !context.channel.isWritable else { return }
         pendingControlFrames += 1
-        guard pendingControlFrames <= limits.maximumPendingControlFrames else { throw .goAway(.enhanceYourCalm) }
+        guard pendingControlFrames <= limits.maximumPendingControlFrames else {
+            throw .limitExceeded(.pendingControlFrames(limits.maximumPendingControlFrames))
+        }
     }
 
     /// Ends the connection after a protocol error: GOAWAY with the error code, then close (RFC 9113 §5.4.1).
+    ///
+    /// Each such closure is logged as a warning, within the log's rate (`ConnectionClosureLog`).
     func fail(_ error: HTTP2ConnectionError, context: ChannelHandlerContext) {
         failed = true
-        if case .goAway(let code) = error {
+        let code: HTTP2ErrorCode?
+        let closure: ConnectionClosureLog.Closure
+        switch error {
+        case .goAway(let errorCode):
+            code = errorCode
+            closure = .init(error: GatewayMetrics.name(of: errorCode))
+        case .limitExceeded(let limit):
+            code = .enhanceYourCalm
+            if case .headerBlockSize = limit { processor.metrics.headerBlockTooLarge.increment() }
+            closure = .init(error: GatewayMetrics.name(of: .enhanceYourCalm), limit: limit.description)
+        case .badPreface:
+            // Not HTTP/2 after all (the sniffer saw the preface's start): closed without a GOAWAY.
+            code = nil
+            closure = .init(error: "bad HTTP/2 preface")
+        }
+        if let code {
             processor.metrics.recordProtocolError(code)
             outbound.writeGoAwayFrame(lastStreamID: lastStreamID, errorCode: code)
             flushIfNeeded(context: context, force: true)
         }
+        processor.closureLog.record(closure, peer: context.channel.remoteAddress)
         context.close(promise: nil)
     }
 

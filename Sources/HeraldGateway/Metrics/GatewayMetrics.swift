@@ -32,6 +32,9 @@ public struct GatewayMetrics: Sendable {
     let connectionLimitRefusals: Counter
     /// Requests answered `431` for a header list above SETTINGS_MAX_HEADER_LIST_SIZE (`header_list_too_large`).
     let headerListTooLarge: Counter
+    /// Connections ended for a header block whose encoded size passed `maximumHeaderBlockSize`, refused before it was
+    /// buffered (`header_block_too_large`; also counted as ENHANCE_YOUR_CALM).
+    let headerBlockTooLarge: Counter
     /// Requests a fault rule applied to: answered instead of the real answer, or delayed (docs/faults.md).
     private let faults: Counter
 
@@ -42,6 +45,12 @@ public struct GatewayMetrics: Sendable {
         "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR",
         "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
     ]
+
+    /// An error code's name as RFC 9113 §7 spells it, or `0x…` for one it does not define.
+    static func name(of code: HTTP2ErrorCode) -> String {
+        let value = code.networkCode
+        return value >= 0 && value < errorCodeNames.count ? errorCodeNames[value] : "0x\(String(value, radix: 16))"
+    }
 
     /// Registers the gateway's metrics in `registry`.
     public init(registry: PrometheusCollectorRegistry) {
@@ -83,6 +92,7 @@ public struct GatewayMetrics: Sendable {
         handshakeTimeouts = protocolErrors("handshake_timeout")
         connectionLimitRefusals = protocolErrors("connection_limit")
         headerListTooLarge = protocolErrors("header_list_too_large")
+        headerBlockTooLarge = protocolErrors("header_block_too_large")
         faults = registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 metricName: "herald_faults_total",

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldStore
+import Logging
 import NIOCore
 import Prometheus
 
@@ -46,14 +47,23 @@ final class ProviderRequestProcessor: Sendable {
     private let rateLimiter: TokenRateLimiter?
     private let generatedIDFormat: GeneratedIDFormat
     let metrics: GatewayMetrics
+    /// Where connections closed for a protocol error or a limit are logged, within a rate.
+    let closureLog: ConnectionClosureLog
 
     init(
         configuration: GatewayConfiguration,
         services: ProviderServices,
-        metrics: GatewayMetrics = GatewayMetrics(registry: PrometheusCollectorRegistry())
+        metrics: GatewayMetrics = GatewayMetrics(registry: PrometheusCollectorRegistry()),
+        logger: Logger = Logger(label: "herald.gateway") { _ in SwiftLogNoOpLogHandler() }
     ) {
         self.services = services
         self.metrics = metrics
+        let clock = services.clock
+        self.closureLog = ConnectionClosureLog(
+            logger: logger,
+            linesPerSecond: configuration.limits.closureLogLinesPerSecond,
+            nowMilliseconds: { clock.nowMilliseconds() }
+        )
         self.environment = configuration.environment
         self.policy = configuration.policy
         self.generatedIDFormat = configuration.generatedIDFormat
@@ -144,6 +154,11 @@ final class ProviderRequestProcessor: Sendable {
         switch target {
         case .channels(let bundleID), .allChannels(let bundleID):
             return channelDecision(head: head, target: target, bundleID: bundleID, body: body, bodyTooLarge: bodyTooLarge, connection: &connection)
+        case .otherAppPath:
+            // docs/broadcast.md: answers on the channel paths never carry `apns-id`, nor do the wrong ones beside them.
+            let requestID = head.requestID.flatMap { NotificationID($0)?.text } ?? NotificationID.random().text
+            let knownMethod = head.method.map { ["POST", "GET", "DELETE"].contains($0) } ?? false
+            return .respond(refusal(requestID: requestID)(knownMethod ? .badPath : .methodNotAllowed))
         case .broadcast(let bundleID):
             return broadcastDecision(
                 head: head,
@@ -228,7 +243,7 @@ final class ProviderRequestProcessor: Sendable {
         case .missingToken: return .failure(Rejection(reason: .missingDeviceToken))
         case .device(let text): tokenText = text
         // Broadcasts are not served yet (docs/broadcast.md); channel management never reaches here.
-        case .other, .broadcast, .channels, .allChannels: return .failure(Rejection(reason: .badPath))
+        case .other, .otherAppPath, .broadcast, .channels, .allChannels: return .failure(Rejection(reason: .badPath))
         }
         // 3. duplicate headers
         guard !head.hasDuplicates else { return .failure(Rejection(reason: .duplicateHeaders)) }

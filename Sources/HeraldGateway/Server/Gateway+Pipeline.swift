@@ -36,6 +36,10 @@ extension Gateway {
                     }
                     guard admitted else {
                         metrics.connectionLimitRefusals.increment()
+                        processor.closureLog.record(
+                            .init(error: "connection limit", limit: "maximumConnections=\(limits.maximumConnections)"),
+                            peer: channel.remoteAddress
+                        )
                         channel.close(promise: nil)
                         return
                     }
@@ -49,7 +53,13 @@ extension Gateway {
                     try sync.addHandler(
                         ProtocolSniffer(
                             handshakeTimeout: limits.handshakeTimeout,
-                            timedOut: { metrics.handshakeTimeouts.increment() },
+                            timedOut: {
+                                metrics.handshakeTimeouts.increment()
+                                processor.closureLog.record(
+                                    .init(error: "handshake timeout", limit: "handshakeTimeout=\(limits.handshakeTimeout.nanoseconds / 1_000_000)ms"),
+                                    peer: channel.remoteAddress
+                                )
+                            },
                             configure: { wire, context in
                                 try Self.configure(wire, context: context, processor: processor, configuration: configuration)
                             }

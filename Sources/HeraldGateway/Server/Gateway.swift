@@ -37,7 +37,7 @@ public actor Gateway: Service {
         logger: Logger
     ) {
         self.configuration = configuration
-        self.processor = ProviderRequestProcessor(configuration: configuration, services: services, metrics: metrics)
+        self.processor = ProviderRequestProcessor(configuration: configuration, services: services, metrics: metrics, logger: logger)
         self.connections = ConnectionRegistry(gauge: metrics.connections)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.logger = logger

@@ -98,7 +98,7 @@ struct RFC9113Section10Tests {
     @Test("§10.5.1: a header list above the advertised 8000 is answered 431 and its stream closed; nothing is kept")
     func headerListTooLarge() async throws {
         var connection = try await ConformanceConnection.open()
-        let block = Array(RawHeaderBlock(connection.request() + [("x-big", String(repeating: "a", count: 60_000))]).bytes.readableBytesView)
+        let block = Array(RawHeaderBlock(connection.request() + [("x-big", String(repeating: "a", count: 30_000))]).bytes.readableBytesView)
         for stream in stride(from: UInt32(1), through: 9, by: 2) {
             var bytes = headersFrame(streamID: stream, ByteBuffer(bytes: block.prefix(16_000)), endStream: false, endHeaders: false)
             var rest = block.dropFirst(16_000)
@@ -114,6 +114,20 @@ struct RFC9113Section10Tests {
         }
         #expect(connection.handler.streams.isEmpty)
         #expect(connection.protocolErrors("header_list_too_large") == "5")
+        await connection.stop()
+    }
+
+    @Test("§10.5: a header block past what any acceptable list needs (32,000 octets) is refused before it is buffered")
+    func headerBlockTooLarge() async throws {
+        var connection = try await ConformanceConnection.open()
+        let block = Array(RawHeaderBlock(connection.request() + [("x-big", String(repeating: "a", count: 60_000))]).bytes.readableBytesView)
+        // The frame that takes the block past the bound ends the connection; END_HEADERS never comes.
+        var bytes = headersFrame(streamID: 1, ByteBuffer(bytes: block.prefix(16_000)), endStream: true, endHeaders: false)
+        bytes.writeFrame(type: 0x9, streamID: 1, payload: Array(block[16_000..<32_001]))
+        #expect(try connection.send(bytes) == [ConformanceConnection.goAway(.enhanceYourCalm)])
+        #expect(!connection.isOpen)
+        #expect(connection.protocolErrors("header_block_too_large") == "1")
+        #expect(connection.protocolErrors("ENHANCE_YOUR_CALM") == "1")
         await connection.stop()
     }
 

@@ -82,6 +82,46 @@ struct RFC9113Section5Tests {
         await connection.stop()
     }
 
+    @Test("§5.1 closed, §6.1: DATA on a stream already answered is a stream error STREAM_CLOSED, not silence")
+    func dataAfterAnswer() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request(path: "/3/device/abc")).bytes
+        #expect(try connection.send(headersFrame(streamID: 1, request)).status == "400")
+        #expect(try connection.send(connection.peer.data(streamID: 1, [1, 2, 3])) == [ConformanceConnection.reset(1, .streamClosed)])
+        // The rest of what the client sent before it read the reset is ignored.
+        #expect(try connection.send(connection.peer.data(streamID: 1, [4])).isEmpty)
+        #expect(connection.isOpen)
+        #expect(connection.protocolErrors("STREAM_CLOSED") == "1")
+        // The connection goes on serving.
+        #expect(try connection.send(headersFrame(streamID: 3, request)).status == "400")
+        await connection.stop()
+    }
+
+    @Test("§5.1 closed: DATA after the client's own RST_STREAM is a stream error STREAM_CLOSED")
+    func dataAfterClientReset() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request(path: "/3/device/abc")).bytes
+        #expect(try connection.send(headersFrame(streamID: 1, request, endStream: false)).isEmpty)
+        #expect(try connection.send(type: 0x3, streamID: 1, payload: [0, 0, 0, 8]).isEmpty)
+        #expect(try connection.send(connection.peer.data(streamID: 1, [1, 2, 3])) == [ConformanceConnection.reset(1, .streamClosed)])
+        #expect(connection.isOpen)
+        await connection.stop()
+    }
+
+    @Test("§5.1: DATA on a stream Herald reset (REFUSED_STREAM) is ignored: the client may have sent it before reading the reset")
+    func dataAfterOurReset() async throws {
+        var connection = try await ConformanceConnection.open()
+        var bytes = ByteBuffer()
+        bytes.writeSettingsAckFrame()
+        let request = RawHeaderBlock(connection.request(path: "/3/device/abc")).bytes
+        bytes.writeImmutableBuffer(headersFrame(streamID: 1, request, endStream: false))
+        bytes.writeImmutableBuffer(headersFrame(streamID: 3, request, endStream: false))
+        #expect(try connection.send(bytes) == [ConformanceConnection.reset(3, .refusedStream)])
+        #expect(try connection.send(connection.peer.data(streamID: 3, [1, 2, 3])).isEmpty)
+        #expect(connection.isOpen)
+        await connection.stop()
+    }
+
     @Test("§5.3.1: a PRIORITY frame making a stream depend on itself is a stream error PROTOCOL_ERROR")
     func priorityOnItself() async throws {
         var connection = try await ConformanceConnection.open()

@@ -146,17 +146,37 @@ struct RFC9113Section6Tests {
         await connection.stop()
     }
 
-    @Test("§6.9.1: a payload larger than the stream window is read to its end and answered PayloadTooLarge")
-    func payloadLargerThanWindow() async throws {
+    @Test("§8.1: a body past every push type's limit is answered PayloadTooLarge at once, then RST_STREAM NO_ERROR")
+    func bodyWithNoEnd() async throws {
         var connection = try await ConformanceConnection.open()
         let request = RawHeaderBlock(connection.request()).bytes
         #expect(try connection.send(headersFrame(streamID: 1, request, endStream: false)).isEmpty)
-        var frames: [HTTP2TestPeer.ServerFrame] = []
-        for index in 0..<6 {
-            frames += try connection.send(connection.peer.data(streamID: 1, [UInt8](repeating: 0x20, count: 16_384), endStream: index == 5))
+        // The first 16 KiB frame passes the 5,120 octets of the largest payload (VoIP): the answer does not wait for
+        // an end that may never come.
+        let first = try connection.send(connection.peer.data(streamID: 1, [UInt8](repeating: 0x20, count: 16_384), endStream: false))
+        #expect(first.status == "413")
+        #expect(first.last == ConformanceConnection.reset(1, .noError))
+        #expect(!first.contains { if case .other(.windowUpdate(streamID: 1, _)) = $0 { true } else { false } })
+        #expect(connection.handler.streams.isEmpty)
+        // What the client sent before it read the reset is ignored: no answer, no window, no error.
+        for _ in 0..<3 {
+            let later = try connection.send(connection.peer.data(streamID: 1, [UInt8](repeating: 0x20, count: 16_384), endStream: false))
+            #expect(!later.contains { if case .other(.windowUpdate(streamID: 1, _)) = $0 { true } else { false } })
+            #expect(!later.contains { if case .other(.rstStream) = $0 { true } else { false } })
         }
-        #expect(frames.contains(.other(.windowUpdate(streamID: 1, increment: 49_152))))
-        #expect(frames.status == "413")
+        #expect(connection.isOpen)
+        #expect(connection.fixture.registry.emitToString().contains(#"herald_notifications_rejected_total{reason="PayloadTooLarge",status="413"} 1"#))
+        await connection.stop()
+    }
+
+    @Test("§8.1: a body past the limit that ends in the same frame is answered PayloadTooLarge with no reset")
+    func oversizedBodyEndingAtOnce() async throws {
+        var connection = try await ConformanceConnection.open()
+        let request = RawHeaderBlock(connection.request()).bytes
+        #expect(try connection.send(headersFrame(streamID: 1, request, endStream: false)).isEmpty)
+        let answer = try connection.send(connection.peer.data(streamID: 1, [UInt8](repeating: 0x20, count: 6000), endStream: true))
+        #expect(answer.status == "413")
+        #expect(!answer.contains { if case .other(.rstStream) = $0 { true } else { false } })
         await connection.stop()
     }
 
