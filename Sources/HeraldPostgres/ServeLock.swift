@@ -14,7 +14,8 @@ import Synchronization
 /// `application_name` names the holder, so that a refusal can say who holds it. PostgreSQL releases the lock when the
 /// session ends, however the process ends (a crash or `kill -9` included); the session asks the server to notice a
 /// vanished host within about 30 s (TCP keepalives, `tcp_user_timeout`) and never to end it for idleness. When the
-/// connection is lost while the server runs (the database restarted), the lock is taken again a second later.
+/// connection is lost while the server runs (the database restarted, or the connection stopped answering), the lock
+/// is taken again on a new one.
 final class ServeLock: Sendable {
     /// The advisory lock's key ("HERALDSV" in ASCII).
     static let key: Int64 = 0x4845_5241_4C44_5356
@@ -64,45 +65,62 @@ final class ServeLock: Sendable {
         await keeper?.value
     }
 
-    /// Waits for the connection to close; unless the lock was closed, takes it again on a new one, every second until
-    /// it succeeds.
+    /// How often the held connection is asked whether it still answers: a connection the network cut without a word
+    /// never reports its close, while the server ends the session, and the lock with it.
+    static let probeInterval: Duration = .seconds(5)
+
+    /// Watches the held connection (closed? each second; answering? each ``probeInterval``); once it is lost, and
+    /// unless the lock was closed, takes the lock again on a new connection, every second until it succeeds.
     private func keep(_ first: PostgresConnection) async {
         var connection = first
         while true {
-            try? await connection.closeFuture.get()
+            var waited: Duration = .zero
+            while !connection.isClosed {
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                waited += .seconds(1)
+                guard waited >= Self.probeInterval else { continue }
+                waited = .zero
+                let probed = connection
+                let answered = try? await OperationDeadline.run(timeout: Self.probeInterval) {
+                    try await probed.query("SELECT 1", logger: self.logger).collect().count
+                }
+                if answered == nil { try? await connection.close() }
+            }
             if state.withLock({ $0.closed }) { return }
             logger.warning("Lost the database's serve lock with its connection; taking it again")
             var refused = false
             while true {
-                try? await Task.sleep(for: .seconds(1))
-                if Task.isCancelled { return }
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
                 do {
-                    let next = try await Self.take(configuration: configuration, logger: logger)
-                    let kept = state.withLock { state in
-                        if state.closed { return false }
-                        state.connection = next
-                        return true
-                    }
-                    guard kept else {
-                        try? await next.close()
-                        return
+                    // Held by the state as soon as it is open, so that close() ends a query that hangs on it.
+                    connection = try await Self.take(configuration: configuration, logger: logger) { opened in
+                        self.state.withLock { state in
+                            if state.closed { return false }
+                            state.connection = opened
+                            return true
+                        }
                     }
                     logger.notice("Took the database's serve lock again")
-                    connection = next
                     break
                 } catch let refusal as ServeLockRefusal {
                     // Another server started while the connection was down: say so once, and keep trying.
                     if !refused { logger.error("Cannot take the database's serve lock again", metadata: ["store.error": "\(refusal)"]) }
                     refused = true
                 } catch {
+                    if state.withLock({ $0.closed }) { return }
                     // The database is still away: the next try, a second later.
                 }
             }
         }
     }
 
-    /// A new connection holding the lock.
-    private static func take(configuration: PostgresStore.Configuration, logger: Logger) async throws -> PostgresConnection {
+    /// A new connection holding the lock. `opened` is told the connection before anything is asked on it; when it
+    /// answers `false` (the lock was closed meanwhile), the connection is closed and nothing is taken.
+    private static func take(
+        configuration: PostgresStore.Configuration,
+        logger: Logger,
+        opened: @Sendable (PostgresConnection) -> Bool = { _ in true }
+    ) async throws -> PostgresConnection {
         let connection: PostgresConnection
         do {
             connection = try await PostgresConnection.connect(
@@ -113,6 +131,10 @@ final class ServeLock: Sendable {
             )
         } catch {
             throw PostgresStore.storeError(error)
+        }
+        guard opened(connection) else {
+            try? await connection.close()
+            throw StoreError.shutDown
         }
         do {
             try await prepare(connection, configuration: configuration, logger: logger)
