@@ -22,7 +22,7 @@ extension DeviceLinkClientMessage {
         case "unregister": self = .unregister(try Self.appRequest(reader, context))
         case "ack": self = .ack(apnsID: try Self.notificationID(reader, context))
         case "report": self = .report(try Self.report(reader, context))
-        case "screen": self = .screen(json: try reader.rawObject("screen", context: context))
+        case "screen": self = .screen(json: try Self.screen(reader, context))
         case "interacted":
             self = .interacted(
                 DeviceLinkInteractionResult(
@@ -150,6 +150,15 @@ extension DeviceLinkClientMessage {
         let text = try reader.string("apnsID", context: context)
         guard let id = NotificationID(text) else { throw context.with(message: "\"apnsID\" must be a UUID") }
         return id
+    }
+
+    /// The `screen` member's bytes, once its object has the shape of a `DeviceSnapshot` (``JSONShape/deviceSnapshot``).
+    private static func screen(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> [UInt8] {
+        let json = try reader.rawObject("screen", context: context)
+        if let screen = reader.object["screen"], let problem = JSONShape.deviceSnapshot.problem(with: screen, at: "screen") {
+            throw context.with(message: "\"screen\" is not a DeviceSnapshot: \(problem)")
+        }
+        return json
     }
 
     private static func report(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkReport {

@@ -15,7 +15,8 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let malformedFrame = Self(rawValue: "malformed-frame")
     /// The frame's `type` is not one the receiver knows.
     public static let unknownType = Self(rawValue: "unknown-type")
-    /// A frame other than `hello` arrived before the device authenticated.
+    /// A frame other than a well-formed `hello` arrived before the device authenticated (a malformed or unknown frame
+    /// included: the message says what was wrong with it).
     public static let notAuthenticated = Self(rawValue: "not-authenticated")
     /// The device id or secret is wrong; the server closes the connection (WebSocket code 1008).
     public static let unauthorized = Self(rawValue: "unauthorized")

@@ -193,9 +193,13 @@ extension DeviceLinkConnection {
 
         private mutating func handle(_ frame: Result<DeviceLinkClientMessage, DeviceLinkError>) -> [Action] {
             let message: DeviceLinkClientMessage
-            switch frame {
-            case .failure(let error): return [.send(.error(error))]
-            case .success(let decoded): message = decoded
+            switch (state, frame) {
+            case (.awaitingHello, .failure(let error)), (.authenticating, .failure(let error)):
+                // Before `hello`, every frame that is not a well-formed `hello` is `not-authenticated`, whatever else is
+                // wrong with it (docs/device-link.md, "hello").
+                return [.send(.error(error.with(code: .notAuthenticated, message: "send hello first; this frame was refused: \(error.message)")))]
+            case (_, .failure(let error)): return [.send(.error(error))]
+            case (_, .success(let decoded)): message = decoded
             }
             switch (state, message) {
             case (.awaitingHello, .hello(.device(let id, let secret))):

@@ -126,9 +126,10 @@ struct ConsoleRelayTests {
             hubB.traceRecorded(Self.apnsID, event: "unwatched")
             let client = try await fixture.connect(as: credentials)
             bus.route(deviceID, to: "node-b")
-            try await client.send(.screen(json: Array(#"{"name":"on b"}"#.utf8)))
+            let screenOnB = #"{"name":"on b","capturedAt":1,"apps":[]}"#
+            try await client.send(.screen(json: Array(screenOnB.utf8)))
             try await Self.eventually("node A reads B's screen") {
-                try await hubA.currentScreen(deviceID: deviceID).screen.map { String(decoding: $0.json, as: UTF8.self) } == #"{"name":"on b"}"#
+                try await hubA.currentScreen(deviceID: deviceID).screen.map { String(decoding: $0.json, as: UTF8.self) } == screenOnB
             }
             #expect(try await hubA.currentScreen(deviceID: deviceID).online)
             #expect(hubA.screen(deviceID: deviceID) == nil, "node A keeps no screen of its own for B's device")

@@ -46,8 +46,8 @@ struct DeviceLinkConsoleTests {
             let hub = fixture.server.console
             #expect(hub.isOnline(deviceID: credentials.device.id))
             #expect(hub.screen(deviceID: credentials.device.id) == nil)
-            try await client.send(.screen(json: Array(#"{"name":"first"}"#.utf8)))
-            let second = #"{"name": "second", "apps": [] }"#
+            try await client.send(.screen(json: Array(#"{"name":"first","capturedAt":1,"apps":[]}"#.utf8)))
+            let second = #"{"name": "second", "capturedAt": 2.5, "apps": [] }"#
             try await client.send(.screen(json: Array(second.utf8)))
             let kept = try await screen(fixture, credentials.device.id) { $0 == Array(second.utf8) }
             #expect(kept.updatedAtMilliseconds == fixture.clock.nowMilliseconds())
@@ -64,18 +64,46 @@ struct DeviceLinkConsoleTests {
         }
     }
 
+    @Test("a screen that would not decode as a DeviceSnapshot gets malformed-frame naming the member; the kept one stays")
+    func screenShape() async throws {
+        try await LinkServerFixture.with { fixture in
+            let credentials = try await fixture.addDevice()
+            let client = try await fixture.connect(as: credentials)
+            let valid = #"{"name":"phone","capturedAt":1700000000.5,"apps":[]}"#
+            try await client.send(.screen(json: Array(valid.utf8)))
+            _ = try await screen(fixture, credentials.device.id)
+            let wrong: [(screen: String, problem: String)] = [
+                (#"{"name":"phone","apps":[]}"#, "screen.capturedAt is required"),
+                (#"{"name":"phone","capturedAt":"yesterday","apps":[]}"#, "screen.capturedAt must be a number"),
+                (#"{"name":"phone","capturedAt":1,"apps":[{"bundleID":"com.example.app"}]}"#, "screen.apps[0].name is required"),
+            ]
+            for (text, problem) in wrong {
+                try await client.send(.screen(json: Array(text.utf8)))
+                guard case .error(let error) = try await client.nextMessage() else {
+                    Issue.record("expected an error frame")
+                    return
+                }
+                #expect(error.code == .malformedFrame)
+                #expect(error.message.contains(problem), "\(error.message)")
+            }
+            // The link is still up, and the kept screen is the valid one.
+            #expect(try await client.register(bundleID: Self.app, environment: .sandbox).bundleID == Self.app)
+            #expect(fixture.server.console.screen(deviceID: credentials.device.id)?.json == Array(valid.utf8))
+        }
+    }
+
     @Test("a screen may be up to 1 MiB; other messages stay limited to 64 KiB; a larger screen is refused")
     func screenSizeLimit() async throws {
         try await LinkServerFixture.with { fixture in
             let credentials = try await fixture.addDevice()
             let client = try await fixture.connect(as: credentials)
             let padding = String(repeating: "x", count: 512 * 1024)
-            let large = #"{"name":"large","padding":"\#(padding)"}"#
+            let large = #"{"name":"large","capturedAt":1,"apps":[],"padding":"\#(padding)"}"#
             try await client.send(.screen(json: Array(large.utf8)))
             let kept = try await screen(fixture, credentials.device.id)
             #expect(kept.json.count == large.utf8.count)
 
-            let tooLarge = #"{"name":"huge","padding":"\#(String(repeating: "y", count: 1100 * 1024))"}"#
+            let tooLarge = #"{"name":"huge","capturedAt":1,"apps":[],"padding":"\#(String(repeating: "y", count: 1100 * 1024))"}"#
             try await client.send(.screen(json: Array(tooLarge.utf8)))
             guard case .error(let error) = try await client.nextMessage() else {
                 Issue.record("expected an error frame")

@@ -52,6 +52,40 @@ struct DeviceLinkServerTests {
         }
     }
 
+    @Test("before hello, malformed and unknown frames, a malformed hello and an oversize frame get not-authenticated")
+    func anyFrameBeforeHello() async throws {
+        try await LinkServerFixture.with { fixture in
+            let credentials = try await fixture.addDevice()
+            let client = try await fixture.connect()
+            let frames: [[UInt8]] = [
+                Array(#"{"type":"register","bundleID":"#.utf8),
+                Array(#"{"type":"subscribe","id":"x1"}"#.utf8),
+                Array(#"{"type":"hello","device":"\#(credentials.device.id)"}"#.utf8),
+                Array(#"{"type":"report","apnsID":"8f0e2c2a-1b4e-4d2a-9c53-2f1a0f6b7e01","event":"exploded"}"#.utf8),
+                Array(#"{"type":"screen","screen":{"name":"early"}}"#.utf8),
+                [UInt8](repeating: UInt8(ascii: " "), count: 70 * 1024) + Array("{}".utf8),
+            ]
+            for frame in frames {
+                try await client.sendRawText(frame)
+                guard case .error(let error) = try await client.nextMessage() else {
+                    Issue.record("expected an error frame")
+                    return
+                }
+                #expect(error.code == .notAuthenticated, "\(error)")
+            }
+            // The unknown type kept its id; the connection still takes a hello.
+            try await client.sendRawText(Array(#"{"type":"marker","id":"end"}"#.utf8))
+            guard case .error(let marker) = try await client.nextMessage() else {
+                Issue.record("expected the marker's error")
+                return
+            }
+            #expect(marker.code == .notAuthenticated)
+            #expect(marker.id == "end")
+            try await client.hello(.device(id: credentials.device.id, secret: credentials.secret))
+            #expect(try await client.register(bundleID: Self.app, environment: .sandbox).isNew)
+        }
+    }
+
     @Test("malformed JSON, an unknown type and an oversize frame each get their error; the next frame works")
     func malformedThenValid() async throws {
         try await LinkServerFixture.with { fixture in

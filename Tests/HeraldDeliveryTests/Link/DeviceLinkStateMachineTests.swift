@@ -163,6 +163,26 @@ struct DeviceLinkStateMachineTests {
         #expect(machine.closed() == [])
     }
 
+    @Test("before hello a frame that does not read is not-authenticated too, keeping its ids and saying what was wrong")
+    func failureBeforeHello() {
+        var machine = Machine(allowsEnrolment: false)
+        let malformed = DeviceLinkError(code: .malformedFrame, message: "the frame is not valid JSON", id: "r1")
+        let unknown = DeviceLinkError(code: .unknownType, message: "unknown frame type \"marker\"")
+        for error in [malformed, unknown, DeviceLinkError(code: .frameTooLarge, message: "too large")] {
+            guard case .send(.error(let refusal)) = machine.received(.failure(error)).first else {
+                Issue.record("expected an error for \(error.code)")
+                return
+            }
+            #expect(refusal.code == .notAuthenticated)
+            #expect(refusal.id == error.id)
+            #expect(refusal.message.contains(error.message))
+        }
+        #expect(machine.state == .awaitingHello)
+        // After hello a frame that does not read gets its own error.
+        var authenticated = authenticatedMachine()
+        #expect(authenticated.received(.failure(unknown)) == [.send(.error(unknown))])
+    }
+
     @Test("no hello in time closes an unauthenticated connection, and only that")
     func helloTimeout() {
         var waiting = Machine(allowsEnrolment: false)
