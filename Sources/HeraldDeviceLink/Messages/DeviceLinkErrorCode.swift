@@ -30,7 +30,8 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let invalidEnvironment = Self(rawValue: "invalid-environment")
     /// `unregister` for an app that has no active token on this device.
     public static let notRegistered = Self(rawValue: "not-registered")
-    /// An `ack` for a notification that is not waiting for an acknowledgement on this connection.
+    /// An `ack` for a notification that is not waiting for an acknowledgement on this connection, or a `report` about a
+    /// notification that was not sent to this device (another device's, or an unknown `apns-id`).
     public static let unknownNotification = Self(rawValue: "unknown-notification")
     /// A `report` whose `event` is not one of the reportable events.
     public static let unknownEvent = Self(rawValue: "unknown-event")

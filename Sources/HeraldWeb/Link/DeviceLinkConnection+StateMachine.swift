@@ -53,8 +53,10 @@ extension DeviceLinkConnection {
             case tokenUnregistered(DeviceToken, atMilliseconds: Int64)
             /// Tell the engine the device acknowledged a notification.
             case acknowledge(NotificationID)
+            /// Check that the report's notification was sent to this device, then call `reportChecked`.
+            case checkReport(DeviceLinkReport, deviceID: String)
             /// Tell the engine what the device reported.
-            case report(DeviceLinkReport)
+            case report(DeviceLinkReport, deviceID: String)
             /// Keep the device's newest screen (the text of a JSON object).
             case screen(deviceID: String, json: [UInt8])
             /// The device ran an `interact` request.
@@ -151,6 +153,12 @@ extension DeviceLinkConnection {
             return actions + finishRequest()
         }
 
+        /// The report's notification was sent to this device: it goes to the trace.
+        mutating func reportChecked(_ report: DeviceLinkReport) -> [Action] {
+            guard case .authenticated(let deviceID) = state else { return finishRequest() }
+            return [.report(report, deviceID: deviceID)] + finishRequest()
+        }
+
         /// A store request failed; the device gets the error and may retry.
         mutating func requestFailed(_ error: DeviceLinkError) -> [Action] {
             if state == .authenticating { state = .awaitingHello }
@@ -236,8 +244,10 @@ extension DeviceLinkConnection {
                 return [.unsubscribeChannel(request)]
             case (.authenticated, .ack(let apnsID)):
                 return [.acknowledge(apnsID)]
-            case (.authenticated, .report(let report)):
-                return [.report(report)]
+            case (.authenticated(let deviceID), .report(let report)):
+                // Only the device a notification was sent to may add to its trace.
+                isBusy = true
+                return [.checkReport(report, deviceID: deviceID)]
             case (.authenticated(let deviceID), .screen(let json)):
                 return [.screen(deviceID: deviceID, json: json)]
             case (.authenticated, .interacted(let result)):

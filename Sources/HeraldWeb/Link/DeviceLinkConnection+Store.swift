@@ -15,6 +15,8 @@ extension DeviceLinkConnection {
         case activityTokenRegistered(DeviceLinkActivityTokenReply)
         case activityTokenRetired(DeviceLinkActivityTokenReply)
         case channelSubscribed(DeviceLinkChannelReply, kept: DeviceLinkBroadcast?)
+        /// The report's notification was sent to the reporting device.
+        case reportChecked(DeviceLinkReport)
         case failed(DeviceLinkError)
     }
 
@@ -185,6 +187,32 @@ extension DeviceLinkConnection {
         } catch {
             if isNew { services.channels.unsubscribe(session.id, from: key) }
             return .failed(internalError(error, while: "subscribing to the channel", id: request.id, services: services))
+        }
+    }
+
+    /// Accepts a report only from the device its notification was sent to (the holder of the notification's token);
+    /// anything else, an unknown `apns-id` included, is `unknown-notification` (docs/device-link.md, "report").
+    ///
+    /// Both refusals read the same, so that a device cannot learn whether another device's notification exists.
+    static func checkReport(_ report: DeviceLinkReport, deviceID: String, services: DeviceLinkServices) async -> StoreOutcome {
+        do {
+            guard let store = services.store else { throw StoreError.shutDown }
+            guard let stored = try await store.notification(report.apnsID),
+                try store.lookup(stored.notification.token)?.deviceID == deviceID
+            else {
+                return .failed(
+                    DeviceLinkError(
+                        code: .unknownNotification,
+                        message: "no notification with this apns-id was sent to this device",
+                        apnsID: report.apnsID.text
+                    )
+                )
+            }
+            return .reportChecked(report)
+        } catch {
+            var failure = internalError(error, while: "checking the report", id: nil, services: services)
+            failure.apnsID = report.apnsID.text
+            return .failed(failure)
         }
     }
 

@@ -176,8 +176,11 @@ final class DeviceLinkConnection: ChannelInboundHandler {
                 services.engine.tokenUnregistered(token, atMilliseconds: atMilliseconds)
             case .acknowledge(let apnsID):
                 if let session { services.engine.acknowledged(apnsID, session: session.id) }
-            case .report(let report):
-                if let session { services.engine.reported(Self.deviceReport(report), session: session.id) }
+            case .checkReport(let report, let deviceID):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.checkReport(report, deviceID: deviceID, services: services) }
+            case .report(let report, let deviceID):
+                if let session { services.engine.reported(Self.deviceReport(report, deviceID: deviceID), session: session.id) }
             case .screen(let deviceID, let json):
                 services.console.screenReceived(deviceID: deviceID, json: json, atMilliseconds: services.clock.nowMilliseconds())
             case .interacted(let result):
@@ -232,6 +235,7 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         case .activityTokenRegistered(let reply): machine.activityTokenRegistered(reply)
         case .activityTokenRetired(let reply): machine.activityTokenRetired(reply)
         case .channelSubscribed(let reply, let kept): machine.channelSubscribed(reply, kept: kept)
+        case .reportChecked(let report): machine.reportChecked(report)
         case .failed(let error): machine.requestFailed(error)
         }
     }
@@ -271,11 +275,26 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             .whenComplete { _ in context.close(promise: nil) }
     }
 
-    private static func deviceReport(_ report: DeviceLinkReport) -> DeviceReport {
+    /// The report as the engine traces it: its detail names the reporting device (``traceDetail(_:deviceID:)``).
+    private static func deviceReport(_ report: DeviceLinkReport, deviceID: String) -> DeviceReport {
         DeviceReport(
             notificationID: report.apnsID,
             event: TraceEventKind(rawValue: report.event.rawValue),
-            detailJSON: report.detail.map { String(decoding: $0, as: UTF8.self) }
+            detailJSON: traceDetail(report.detail, deviceID: deviceID)
         )
+    }
+
+    /// The trace detail of a report: `{"device": ID}` followed by the members of the device's `detail`, byte for byte,
+    /// except a `device` member of its own (the server says who reported, not the device).
+    static func traceDetail(_ detail: [UInt8]?, deviceID: String) -> String {
+        var text = "{\"device\":"
+        JSONString.append(deviceID, to: &text)
+        if let detail {
+            for member in JSONMemberScanner(detail) where !JSONMemberScanner.name(of: member, in: detail, equals: "device") {
+                text += ","
+                text += String(decoding: detail[member.name.lowerBound..<member.value.upperBound], as: UTF8.self)
+            }
+        }
+        return text + "}"
     }
 }

@@ -23,11 +23,39 @@ struct DeviceLinkEndToEndTests {
         return notification
     }
 
-    /// Waits until the server read everything the client sent before (a ping's pong comes after it) and the
-    /// engine processed and wrote it.
+    /// Waits until the server handled everything the client sent before and the engine processed and wrote it.
+    ///
+    /// Not a ping: the server answers pings at once, while a `report` still waits for its store check. The error for a
+    /// frame of an unknown type comes after the answers to every frame before it (frames are handled in order).
     private func settle(_ client: DeviceLinkClient, _ fixture: LinkServerFixture) async throws {
-        try await client.ping()
+        try await client.sendRawText(Array(#"{"type":"settled?","id":"settle"}"#.utf8))
+        let message = try await client.nextMessage()
+        guard case .error(let error) = message, error.id == "settle" else { throw UnexpectedMessage(message: message) }
         await fixture.engine.waitUntilIdle()
+    }
+
+    private func nextError(_ client: DeviceLinkClient) async throws -> DeviceLinkError {
+        let message = try await client.nextMessage()
+        guard case .error(let error) = message else { throw UnexpectedMessage(message: message) }
+        return error
+    }
+
+    /// A device connected with one app registered, and a notification for that app accepted, received and acknowledged.
+    private func deliveredNotification(
+        _ fixture: LinkServerFixture
+    ) async throws -> (credentials: DeviceCredentials, client: DeviceLinkClient, notification: AcceptedNotification) {
+        let credentials = try await fixture.addDevice(name: "owner")
+        let client = try await fixture.connect(as: credentials)
+        let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
+        let notification = makeNotification(
+            token: registration.token,
+            acceptedAt: fixture.clock.nowMilliseconds(),
+            payload: #"{"aps":{"alert":"Hi"}}"#
+        )
+        try await accept(notification, fixture)
+        client.acknowledge(try await nextNotification(client).apnsID)
+        try await settle(client, fixture)
+        return (credentials, client, notification)
     }
 
     struct UnexpectedMessage: Error {
@@ -113,7 +141,53 @@ struct DeviceLinkEndToEndTests {
             try await settle(client, fixture)
             let trace = try await fixture.store.trace(notification.id)
             #expect(trace.map(\.kind) == [.accepted, .stored, .sent, .acknowledged, .displayed])
-            #expect(trace.last?.detailJSON == #"{"title":"Hello"}"#)
+            #expect(trace.last?.detailJSON == #"{"device":"\#(credentials.device.id)","title":"Hello"}"#)
+        }
+    }
+
+    @Test("a report from the device the notification was sent to is traced naming that device (apns-id in any case)")
+    func reportFromOwner() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let (credentials, client, notification) = try await deliveredNotification(fixture)
+            let upper = try #require(NotificationID(notification.id.text.uppercased()))
+            #expect(upper.text != notification.id.text)
+            let detail = #"{"device":"someone else","title":"","body":"Hi"}"#
+            client.report(DeviceLinkReport(apnsID: upper, event: .displayed, detail: Array(detail.utf8)))
+            try await settle(client, fixture)
+            let trace = try await fixture.store.trace(notification.id)
+            #expect(trace.map(\.kind) == [.accepted, .sent, .acknowledged, .displayed])
+            #expect(trace.last?.detailJSON == #"{"device":"\#(credentials.device.id)","title":"","body":"Hi"}"#)
+        }
+    }
+
+    @Test("a report from another device gets unknown-notification, and the trace stays as it was")
+    func reportFromAnotherDevice() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let (_, _, notification) = try await deliveredNotification(fixture)
+            let before = try await fixture.store.trace(notification.id)
+            #expect(before.map(\.kind) == [.accepted, .sent, .acknowledged])
+
+            let other = try await fixture.connect(as: try await fixture.addDevice(name: "other"))
+            other.report(DeviceLinkReport(apnsID: notification.id, event: .dismissed, detail: Array(#"{"reason":"user"}"#.utf8)))
+            let error = try await nextError(other)
+            #expect(error.code == .unknownNotification)
+            #expect(error.apnsID == notification.id.text)
+            try await settle(other, fixture)
+            #expect(try await fixture.store.trace(notification.id) == before)
+        }
+    }
+
+    @Test("a report about an apns-id the server does not know gets unknown-notification")
+    func reportUnknownNotification() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let client = try await fixture.connect(as: try await fixture.addDevice())
+            let stray = NotificationID.random()
+            client.report(DeviceLinkReport(apnsID: stray, event: .displayed))
+            let error = try await nextError(client)
+            #expect(error.code == .unknownNotification)
+            #expect(error.apnsID == stray.text)
+            try await settle(client, fixture)
+            #expect(try await fixture.store.trace(stray).isEmpty)
         }
     }
 

@@ -245,10 +245,14 @@ struct DeviceLinkServerTests {
             #expect(ackedID == notification.id)
             #expect(ackSession == session.id)
 
+            // A report is checked against the store: the notification must be there, sent to this device's token.
+            try await fixture.store.accept(notification)
             client.report(DeviceLinkReport(apnsID: notification.id, event: .action, detail: Array(#"{"action":"reply"}"#.utf8)))
             let reported = try await fixture.engineInput { if case .reported = $0 { true } else { false } }
-            guard case .reported(let report, _) = reported else { return }
-            #expect(report == DeviceReport(notificationID: notification.id, event: .action, detailJSON: #"{"action":"reply"}"#))
+            guard case .reported(let report, let reportSession) = reported else { return }
+            let detail = #"{"device":"\#(credentials.device.id)","action":"reply"}"#
+            #expect(report == DeviceReport(notificationID: notification.id, event: .action, detailJSON: detail))
+            #expect(reportSession == session.id)
 
             session.refuse(notification.id, code: "unknown-notification", message: "not outstanding")
             guard case .error(let refusal) = try await client.nextMessage() else {

@@ -153,12 +153,18 @@ struct DeviceLinkStateMachineTests {
         #expect(machine.state == .awaitingHello)
     }
 
-    @Test("acks and reports go to the engine; closing ends the session once")
+    @Test("acks go to the engine; a report once the store says the notification is the device's; closing ends the session once")
     func engineInputs() {
         var machine = authenticatedMachine()
         #expect(machine.received(.success(.ack(apnsID: Self.apnsID))) == [.acknowledge(Self.apnsID)])
         let report = DeviceLinkReport(apnsID: Self.apnsID, event: .displayed, detail: Array("{}".utf8))
-        #expect(machine.received(.success(.report(report))) == [.report(report)])
+        #expect(machine.received(.success(.report(report))) == [.checkReport(report, deviceID: "d1")])
+        // Frames wait behind the check, as behind any store request.
+        #expect(machine.received(.success(.ack(apnsID: Self.apnsID))) == [])
+        #expect(machine.reportChecked(report) == [.report(report, deviceID: "d1"), .acknowledge(Self.apnsID)])
+        #expect(machine.received(.success(.report(report))) == [.checkReport(report, deviceID: "d1")])
+        let refusal = DeviceLinkError(code: .unknownNotification, message: "not yours", apnsID: Self.apnsID.text)
+        #expect(machine.requestFailed(refusal) == [.send(.error(refusal))])
         #expect(machine.closed() == [.closeSession])
         #expect(machine.closed() == [])
     }
@@ -181,6 +187,17 @@ struct DeviceLinkStateMachineTests {
         // After hello a frame that does not read gets its own error.
         var authenticated = authenticatedMachine()
         #expect(authenticated.received(.failure(unknown)) == [.send(.error(unknown))])
+    }
+
+    @Test("a report's trace detail names the reporting device, keeps the device's members as sent, and drops its own device")
+    func reportTraceDetail() {
+        #expect(DeviceLinkConnection.traceDetail(nil, deviceID: "d1") == #"{"device":"d1"}"#)
+        #expect(DeviceLinkConnection.traceDetail(Array(" { } ".utf8), deviceID: "d1") == #"{"device":"d1"}"#)
+        let detail = #"{"device":"d2", "body" : "Hi \"there\"","n":[1,{"device":"x"}],"d\u0065vice":"d3"}"#
+        #expect(
+            DeviceLinkConnection.traceDetail(Array(detail.utf8), deviceID: #"d"1"#)
+                == #"{"device":"d\"1","body" : "Hi \"there\"","n":[1,{"device":"x"}]}"#
+        )
     }
 
     @Test("no hello in time closes an unauthenticated connection, and only that")
