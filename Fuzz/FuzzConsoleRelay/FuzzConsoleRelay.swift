@@ -2,6 +2,9 @@ import FuzzDriver
 import HeraldCore
 import HeraldDeviceLink
 
+// The console relay's message type is internal: the fuzz build passes -enable-testing (Fuzz/run.sh), a debug build has
+// it; a plain release build (`swift build -c release`) compiles this target to a program that says so.
+#if HERALD_FUZZ || DEBUG
 @testable import HeraldWeb
 
 /// libFuzzer target: `ConsoleRelayMessage(text:)` (HeraldWeb), what a cluster node reads from the messages the other
@@ -20,6 +23,11 @@ func fuzzConsoleRelay(_ bytes: [UInt8]) {
     precondition(again == message, "\(message) read from \(text.debugDescription) reads back as \(again) from \(written.debugDescription)")
     precondition(again.text == written, "\(message) is written as \(written.debugDescription), then as \(again.text.debugDescription)")
 }
+#else
+func fuzzConsoleRelay(_ bytes: [UInt8]) {
+    fatalError("built without -enable-testing: replay inputs with a debug build (swift run FuzzConsoleRelay FILE)")
+}
+#endif
 
 @main
 enum Main {
