@@ -16,7 +16,8 @@ struct DeviceLinkLoop: Sendable {
     /// Said after the server's reason when it refuses the device's credentials.
     var refusalHint: String?
 
-    /// Runs until the process is stopped, or fails when the server refuses the device.
+    /// Runs until the process is stopped, or fails when the server refuses the device or another connection with its
+    /// credentials replaces its link.
     func run() async throws {
         let links = endpoints.map { endpoint in
             var link = DeviceLinkClient.Configuration(host: endpoint.host, port: endpoint.port)
@@ -38,6 +39,9 @@ struct DeviceLinkLoop: Sendable {
             let hint = error.code == .unauthorized ? refusalHint.map { " (\($0))" } ?? "" : ""
             let servers = endpoints.map(\.url).joined(separator: ", ")
             throw CLIFailure("the server at \(servers) refused the device: \(error.message)\(hint)")
+        } catch let error as DeviceLinkClientError where error == .replaced {
+            // Reconnecting would close the other link in turn (docs/device-link.md, "hello").
+            throw CLIFailure("another connection with this device's id and secret replaced this one; stopping")
         }
     }
 }

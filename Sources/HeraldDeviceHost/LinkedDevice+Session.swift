@@ -109,6 +109,8 @@ extension LinkedDevice {
             $0.screens = nil
         }
         if Task.isCancelled { _ = await client.close() }
+        // Another connection with the device's credentials took over; reconnecting would close that one in turn.
+        if await client.closed().code == DeviceLinkClosure.replacedCode { throw DeviceLinkClientError.replaced }
         return next
     }
 

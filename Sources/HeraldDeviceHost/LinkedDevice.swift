@@ -83,7 +83,8 @@ public final class LinkedDevice: Sendable {
     /// Runs the device until the task is cancelled.
     ///
     /// - Throws: the server's ``DeviceLinkError`` when it refuses the device (`unauthorized`,
-    ///   `enrolment-disabled`); `CancellationError` when cancelled.
+    ///   `enrolment-disabled`); ``DeviceLinkClientError/replaced`` when the device connected elsewhere with the same
+    ///   credentials; `CancellationError` when cancelled.
     public func run() async throws {
         var hello = configuration.hello
         var backoff = configuration.initialBackoff
@@ -98,6 +99,8 @@ public final class LinkedDevice: Sendable {
                 hello = try await session(hello, link: link, seen: seen) { backoff = configuration.initialBackoff }
                 onEvent(.linkClosed)
             } catch let error as DeviceLinkError where error.code == .unauthorized || error.code == .enrolmentDisabled {
+                throw error
+            } catch let error as DeviceLinkClientError where error == .replaced {
                 throw error
             } catch let error as DeviceLinkError where error.code == .deviceOffline {
                 // A fault rule keeps the device offline (docs/faults.md): come back when the server said, or after the

@@ -8,6 +8,7 @@ public struct DeviceLinkClientError: Error, Hashable, Sendable, CustomStringConv
         case connectionClosed
         case timedOut
         case unexpectedReply
+        case replaced
     }
 
     private let code: Code
@@ -28,6 +29,9 @@ public struct DeviceLinkClientError: Error, Hashable, Sendable, CustomStringConv
     public static let timedOut = Self(.timedOut)
     /// The server answered with a frame of another type than the request expects.
     public static let unexpectedReply = Self(.unexpectedReply)
+    /// The server closed the link with ``DeviceLinkClosure/replacedCode``: the device said `hello` on a newer link.
+    /// Do not reconnect on your own: that would replace the newer link in turn.
+    public static let replaced = Self(.replaced)
 
     /// The same kind of error with a message.
     public func with(detail: String) -> Self { Self(code, detail: detail) }
@@ -46,6 +50,7 @@ public struct DeviceLinkClientError: Error, Hashable, Sendable, CustomStringConv
         case .connectionClosed: name = "the device link closed"
         case .timedOut: name = "no answer from the server in time"
         case .unexpectedReply: name = "unexpected reply from the server"
+        case .replaced: name = "a newer link of the device replaced this one"
         }
         guard let detail else { return name }
         return "\(name): \(detail)"
@@ -55,10 +60,14 @@ public struct DeviceLinkClientError: Error, Hashable, Sendable, CustomStringConv
 /// How a device link ended.
 public struct DeviceLinkClosure: Sendable, Hashable {
     /// The WebSocket status code the server sent in its close frame (1000 normal, 1001 going away, 1008 policy
-    /// violation after `unauthorized`), or `nil` when the connection ended without one.
+    /// violation after `unauthorized`, 1013 after `device-offline`, ``replacedCode``), or `nil` when the connection
+    /// ended without one.
     public var code: Int?
     /// The close frame's reason, when it had one.
     public var reason: String?
+
+    /// The code of a link closed because the device said `hello` on a newer one (docs/device-link.md, "hello").
+    public static let replacedCode = 4000
 
     /// Creates a closure.
     public init(code: Int?, reason: String?) {

@@ -158,10 +158,16 @@ public final class ConsoleHub: Sendable {
 
     // MARK: Fed by the device-link server
 
-    /// A device authenticated on a link: interactions go to it from now on.
-    func sessionOpened(_ session: DeviceLinkSession) {
-        state.withLock { $0.sessions[session.deviceID, default: []].append(session) }
+    /// A device authenticated on a link: interactions go to it from now on. Returns the device's links that were open
+    /// before it, oldest first (the connection closes them: the newest link replaces them).
+    @discardableResult
+    func sessionOpened(_ session: DeviceLinkSession) -> [DeviceLinkSession] {
+        let older = state.withLock { state in
+            defer { state.sessions[session.deviceID, default: []].append(session) }
+            return state.sessions[session.deviceID] ?? []
+        }
         record(.device(deviceID: session.deviceID, online: true))
+        return older
     }
 
     /// A device's link closed; interactions go to its other open link, if any.

@@ -104,6 +104,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is WebPortClosing {
             sendClose(.goingAway, reason: "server shutting down", context: context)
+        } else if event is DeviceLinkReplaced {
+            sendClose(Self.replaced, reason: "replaced by a newer link of the device", context: context)
         } else if let disconnect = event as? DeviceLinkDisconnect {
             refuseAndClose(disconnect.error, context: context)
         } else if event is PeerCheck {
@@ -206,7 +208,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         // The welcome is already written to the pipeline, so the engine's first notification (which hops to this
         // event loop) follows it; the engine hears of the session before the device can read its welcome.
         services.engine.sessionOpened(session, tokens: tokens)
-        services.console.sessionOpened(session)
+        // The newest link of a device replaces the others: they would stay open and receive nothing.
+        for older in services.console.sessionOpened(session) { older.replace() }
         context.flush()
     }
 
@@ -263,6 +266,9 @@ final class DeviceLinkConnection: ChannelInboundHandler {
 
     /// WebSocket close code 1013.
     static let tryAgainLater = WebSocketErrorCode(codeNumber: 1013)
+    /// WebSocket close code 4000 (private use, RFC 6455 §7.4.2): the device opened a newer link, which replaces this one
+    /// (docs/device-link.md, "Keeping the link up").
+    static let replaced = WebSocketErrorCode(codeNumber: 4000)
 
     /// Sends a close frame and closes the connection once it is written.
     private func sendClose(_ code: WebSocketErrorCode, reason: String?, context: ChannelHandlerContext) {

@@ -43,6 +43,11 @@ final class DeviceLinkSession: DeviceSession, ChannelSubscriber {
         write(broadcast.frame { DeviceLinkServerMessage.broadcast($0).frame() })
     }
 
+    /// Closes the connection with 4000: the device opened a newer link, which replaces this one.
+    func replace() {
+        channel.pipeline.fireUserInboundEventTriggered(DeviceLinkReplaced())
+    }
+
     /// Writes an `interact` frame (the web console's request).
     func interact(_ interaction: DeviceLinkInteraction) {
         write(DeviceLinkServerMessage.interact(interaction).frame())
@@ -53,6 +58,9 @@ final class DeviceLinkSession: DeviceSession, ChannelSubscriber {
         channel.writeAndFlush(frame, promise: nil)
     }
 }
+
+/// Sent down a connection's pipeline when a newer link of its device said `hello`: the connection closes with 4000.
+struct DeviceLinkReplaced: Sendable {}
 
 /// Sent down a connection's pipeline when the engine closes its session (a fault rule's `deviceOffline`): the
 /// connection writes the error, then closes with 1013 (try again later).

@@ -86,6 +86,32 @@ struct DeviceLinkServerTests {
         }
     }
 
+    @Test("a newer link of the device closes the older one with 4000 at its hello; other devices' links stay")
+    func newerLinkReplacesOlder() async throws {
+        try await LinkServerFixture.with { fixture in
+            let credentials = try await fixture.addDevice()
+            let older = try await fixture.connect(as: credentials)
+            let opened = try await fixture.engineInput { if case .sessionOpened = $0 { true } else { false } }
+            guard case .sessionOpened(let olderSession, _) = opened else { return }
+            let bystander = try await fixture.connect(as: try await fixture.addDevice(name: "other"))
+
+            // Connected, not yet authenticated: nothing happens to the older link.
+            let newer = try await fixture.connect()
+            try await older.ping()
+            try await newer.hello(.device(id: credentials.device.id, secret: credentials.secret))
+            let closure = try await withDeadline { await older.closed() }
+            #expect(closure == DeviceLinkClosure(code: DeviceLinkClosure.replacedCode, reason: "replaced by a newer link of the device"))
+            let closed = try await fixture.engineInput { if case .sessionClosed = $0 { true } else { false } }
+            guard case .sessionClosed(let closedID) = closed else { return }
+            #expect(closedID == olderSession.id)
+
+            // The newer link and the other device's link keep working; the device is online through the newer one.
+            #expect(try await newer.register(bundleID: Self.app, environment: .sandbox).isNew)
+            try await bystander.ping()
+            #expect(fixture.server.console.isOnline(deviceID: credentials.device.id))
+        }
+    }
+
     @Test("malformed JSON, an unknown type and an oversize frame each get their error; the next frame works")
     func malformedThenValid() async throws {
         try await LinkServerFixture.with { fixture in
