@@ -179,8 +179,14 @@ final class DeviceLinkConnection: ChannelInboundHandler {
             case .acknowledge(let apnsID):
                 if let session { services.engine.acknowledged(apnsID, session: session.id) }
             case .checkReport(let report, let deviceID):
-                let services = self.services
-                startStoreRequest(context: context) { await Self.checkReport(report, deviceID: deviceID, services: services) }
+                // A notification this link was sent lately is this device's: no store read (a report per notification
+                // is the device's usual traffic). An older or unknown one is checked against the store.
+                if let session, session.wasDelivered(report.apnsID) {
+                    perform(machine.reportChecked(report), context: context)
+                } else {
+                    let services = self.services
+                    startStoreRequest(context: context) { await Self.checkReport(report, deviceID: deviceID, services: services) }
+                }
             case .report(let report, let deviceID):
                 if let session { services.engine.reported(Self.deviceReport(report, deviceID: deviceID), session: session.id) }
             case .screen(let deviceID, let json):

@@ -3,6 +3,7 @@ import HeraldDelivery
 import HeraldDeviceLink
 import NIOCore
 import NIOWebSocket
+import Synchronization
 
 /// A device-link connection as the engine sees it: ``deliver(_:)`` writes a `notification` frame,
 /// ``refuse(_:code:message:)`` an `error` frame, ``disconnect(code:message:retryAfterMilliseconds:)`` an `error`
@@ -15,6 +16,9 @@ final class DeviceLinkSession: DeviceSession, ChannelSubscriber {
     let id: DeviceSessionID
     let deviceID: String
     private let channel: any Channel
+    /// The last notifications written to this link, so that a report on one of them (the usual case: `received`,
+    /// `displayed` right after the notification) is known to be this device's without a store read.
+    private let delivered = Mutex(RecentNotifications())
 
     init(id: DeviceSessionID, deviceID: String, channel: any Channel) {
         self.id = id
@@ -24,7 +28,14 @@ final class DeviceLinkSession: DeviceSession, ChannelSubscriber {
 
     func deliver(_ delivery: NotificationDelivery) {
         let notification = DeviceLinkNotification(delivery.notification, attempt: delivery.attempt, extensionTimeout: delivery.extensionTimeout)
+        delivered.withLock { $0.insert(delivery.notification.id) }
         write(DeviceLinkServerMessage.notification(notification).frame())
+    }
+
+    /// Whether this link was sent the notification lately (the last ``RecentNotifications/capacity``); a report on an
+    /// older one is checked against the store.
+    func wasDelivered(_ id: NotificationID) -> Bool {
+        delivered.withLock { $0.contains(id) }
     }
 
     func disconnect(code: String, message: String, retryAfterMilliseconds: Int64) {
@@ -56,6 +67,26 @@ final class DeviceLinkSession: DeviceSession, ChannelSubscriber {
     private func write(_ text: [UInt8]) {
         let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(bytes: text))
         channel.writeAndFlush(frame, promise: nil)
+    }
+}
+
+/// The ids of the last notifications a link was sent, in a ring allocated on the first one (idle devices hold none).
+struct RecentNotifications {
+    static let capacity = 64
+    private var ids: [NotificationID] = []
+    private var next = 0
+
+    mutating func insert(_ id: NotificationID) {
+        if ids.count < Self.capacity {
+            ids.append(id)
+        } else {
+            ids[next] = id
+            next = (next + 1) % Self.capacity
+        }
+    }
+
+    func contains(_ id: NotificationID) -> Bool {
+        ids.contains(id)
     }
 }
 

@@ -160,6 +160,21 @@ struct DeviceLinkEndToEndTests {
         }
     }
 
+    @Test("a report on a notification sent on an earlier link of the device is checked against the store and traced")
+    func reportFromOwnerOnNewLink() async throws {
+        try await LinkServerFixture.with(runsEngine: true) { fixture in
+            let (credentials, client, notification) = try await deliveredNotification(fixture)
+            // The link that was sent the notification is gone: the new one knows nothing of it but the store does.
+            _ = await client.close()
+            let again = try await fixture.connect(as: credentials)
+            again.report(DeviceLinkReport(apnsID: notification.id, event: .dismissed, detail: Array(#"{"reason":"user"}"#.utf8)))
+            try await settle(again, fixture)
+            let trace = try await fixture.store.trace(notification.id)
+            #expect(trace.map(\.kind) == [.accepted, .sent, .acknowledged, .dismissed])
+            #expect(trace.last?.detailJSON == #"{"device":"\#(credentials.device.id)","reason":"user"}"#)
+        }
+    }
+
     @Test("a report from another device gets unknown-notification, and the trace stays as it was")
     func reportFromAnotherDevice() async throws {
         try await LinkServerFixture.with(runsEngine: true) { fixture in
