@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
 
 /// `herald`: the command-line entry to Herald.
 @main

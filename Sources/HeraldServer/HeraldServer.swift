@@ -87,6 +87,14 @@ public struct HeraldServer: Sendable {
         }
         // One registry for the whole process, read by `GET /metrics` on the web port (docs/metrics.md).
         let metrics = PrometheusCollectorRegistry()
+        metrics.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "herald_build_info",
+                unitName: "",
+                helpText: "Always 1; its version label is the Herald that serves (herald --version)."
+            ),
+            labels: [("version", HeraldVersion.current)]
+        ).set(to: 1)
         let console = ConsoleHub()
         // A cluster node's shared store (docs/cluster.md); `nil` on a single node.
         let cluster: (any ClusterStore)? = configuration.database?.cluster == nil ? nil : store as? any ClusterStore

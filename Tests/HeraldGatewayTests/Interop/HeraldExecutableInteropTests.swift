@@ -160,6 +160,22 @@ struct HeraldExecutableInteropTests {
         defer { server.killAndWait() }
         let banner = try await server.waitForOutput(deadline: .seconds(30)) { $0 == "herald: ready" }
         #expect(banner.hasPrefix("Herald \(version) sandbox gateway\n"), "\(banner)")
+        // The one version the repository's VERSION file gives (scripts and release names read it).
+        let file = try String(contentsOf: Interop.packageRoot.appendingPathComponent("VERSION"), encoding: .utf8)
+        #expect(file == version + "\n", "VERSION says \(file.debugDescription), herald --version \(version)")
+    }
+
+    @Test("/metrics names the version that serves: herald_build_info")
+    func buildInfo() async throws {
+        let herald = try await Self.heraldExecutable()
+        let version = try #require(try await ExternalProcess.run(herald, ["--version"]).lines.first)
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let metrics = try await server.metrics()
+            #expect(metrics.contains("herald_build_info{version=\"\(version)\"} 1"), "\(metrics)")
+            server.process.signal(SIGTERM)
+            _ = try await server.process.wait(deadline: .seconds(30))
+        }
     }
 
     /// The port in the first `<prefix><port>` of the banner.
