@@ -126,6 +126,7 @@ extension PostgresStore: ClusterStore {
             defer { state.beatOnce = true }
             return state.beatOnce
         }
+        let begun = ContinuousClock.now
         do {
             try await withTransaction { connection in
                 if first {
@@ -149,6 +150,19 @@ extension PostgresStore: ClusterStore {
             if first { clusterState.withLock { $0.beatOnce = false } }
             throw error
         }
+        clusterState.withLock { state in
+            if !state.closed && !state.left { state.leaseRenewedAt = max(state.leaseRenewedAt ?? begun, begun) }
+        }
+    }
+
+    /// Whether this node holds its lease: its last heartbeat began less than ``Configuration/Cluster/lease`` ago, and
+    /// it has not left. Read from memory (`GET /readyz` asks every second); `false` on a store that is no cluster node.
+    ///
+    /// Why from the heartbeat's start: the database stamps it when it writes it, never earlier, and the other nodes
+    /// count the lease from that stamp; so this never says the lease is held when they no longer see it.
+    public var holdsLease: Bool {
+        guard let lease = configuration.cluster?.lease, let renewed = clusterState.withLock({ $0.leaseRenewedAt }) else { return false }
+        return ContinuousClock.now - renewed < lease
     }
 
     /// The key of the advisory lock that lets one node at a time expire what nobody holds ("HERALDEX" in ASCII).
@@ -210,6 +224,10 @@ extension PostgresStore: ClusterStore {
 
     public func leave() async throws {
         let cluster = try clusterSettings()
+        clusterState.withLock { state in
+            state.left = true
+            state.leaseRenewedAt = nil
+        }
         try await withTransaction { connection in
             try await connection.query("DELETE FROM token_route WHERE node_id = \(cluster.nodeID)", logger: self.logger)
             try await connection.query("UPDATE node SET heartbeat_at = '-infinity' WHERE id = \(cluster.nodeID)", logger: self.logger)
@@ -318,6 +336,7 @@ extension PostgresStore: ClusterStore {
     func closeCluster() async {
         let (tasks, connections) = clusterState.withLock { state in
             state.closed = true
+            state.leaseRenewedAt = nil
             defer {
                 state.listeners = []
                 state.listenConnections = []
@@ -334,6 +353,10 @@ extension PostgresStore: ClusterStore {
 struct ClusterState {
     /// The first heartbeat was written (it also dropped the routes a previous run left).
     var beatOnce = false
+    /// When the last heartbeat that was written began; `nil` before the first and once the node left or closed.
+    var leaseRenewedAt: ContinuousClock.Instant?
+    /// The node left the cluster (``PostgresStore/leave()``): heartbeats in flight no longer renew the lease.
+    var left = false
     var closed = false
     var listeners: [Task<Void, Never>] = []
     var listenConnections: [PostgresConnection] = []

@@ -155,6 +155,41 @@ struct PostgresClusterStoreTests {
         }
     }
 
+    @Test("A node knows from memory whether it holds its lease: not before its first heartbeat, then until it runs out or it leaves")
+    func holdsLease() async throws {
+        let url = try PostgresTestServer.createDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        var configuration = try PostgresStore.Configuration(url: url)
+        let single = try await PostgresStore.open(configuration: configuration)
+        #expect(!single.holdsLease, "a store that is no cluster node holds no lease")
+        await single.shutdown()
+        configuration.cluster = try Self.node("a")
+        let a = try await PostgresStore.open(configuration: configuration)
+        var brief = try PostgresStore.Configuration.Cluster(nodeID: "b")
+        brief.lease = .milliseconds(500)
+        configuration.cluster = brief
+        let b = try await PostgresStore.open(configuration: configuration)
+        do {
+            #expect(!a.holdsLease, "before its first heartbeat")
+            try await a.heartbeat()
+            #expect(a.holdsLease)
+            // B writes no heartbeat after its first: its lease runs out half a second after that one began.
+            try await b.heartbeat()
+            let end = ContinuousClock.now + .seconds(10)
+            while b.holdsLease, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!b.holdsLease, "B's lease ran out")
+            #expect(a.holdsLease, "A's lease of ten minutes did not")
+            try await a.leave()
+            #expect(!a.holdsLease, "a node that left")
+        } catch {
+            await a.shutdown()
+            await b.shutdown()
+            throw error
+        }
+        await a.shutdown()
+        await b.shutdown()
+    }
+
     @Test("A node's first heartbeat drops the routes a previous run of it left")
     func restartDropsStaleRoutes() async throws {
         try await withTwoNodes { a, _, url in
