@@ -167,6 +167,7 @@ public struct HeraldServer: Sendable {
                 metrics: metrics,
                 clock: configuration.clock,
                 console: console,
+                readiness: Self.readinessConditions(store: store, gateway: gateway, isClusterNode: cluster != nil),
                 logger: logger
             )
         }

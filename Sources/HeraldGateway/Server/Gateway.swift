@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// The APNs provider API server: a TLS listener and a cleartext listener that answer as APNs does.
 ///
@@ -25,6 +26,7 @@ public actor Gateway: Service {
     private var state = State.idle
     private var boundAddresses: [String: SocketAddress] = [:]
     private var readyContinuations: [CheckedContinuation<Void, any Error>] = []
+    private let listening = Atomic<Bool>(false)
 
     /// Creates a gateway; nothing listens until `run()`.
     ///
@@ -49,6 +51,9 @@ public actor Gateway: Service {
     public var cleartextPort: Int? { boundAddresses["cleartext"]?.port }
     /// The number of open provider connections.
     public var connectionCount: Int { connections.count }
+    /// Whether the listeners are bound and not closing; readable from anywhere without waiting (the web port's
+    /// `/readyz` reads it).
+    public nonisolated var isListening: Bool { listening.load(ordering: .relaxed) }
 
     /// Waits until the listeners are bound (or `run()` failed to bind them).
     public func waitUntilReady() async throws {
@@ -72,6 +77,7 @@ public actor Gateway: Service {
             throw error
         }
         state = .running(listeners: listeners)
+        listening.store(true, ordering: .relaxed)
         for continuation in readyContinuations { continuation.resume() }
         readyContinuations = []
         await withTaskCancellationOrGracefulShutdownHandler {
@@ -81,8 +87,10 @@ public actor Gateway: Service {
             }
         } onCancelOrGracefulShutdown: {
             // Closing the listeners ends the wait above; connections are drained after it.
+            self.listening.store(false, ordering: .relaxed)
             for listener in listeners { listener.close(promise: nil) }
         }
+        listening.store(false, ordering: .relaxed)
         await drainConnections()
         state = .stopped
         try await group.shutdownGracefully()

@@ -8,9 +8,10 @@ import NIOCore
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// The web port: one Hummingbird application serving the ``WebRouter`` (the web console and its API, the inspection
-/// API, metrics), with devices' WebSocket (`GET /device-link`, docs/device-link.md) mounted beside the router.
+/// API, metrics, health), with devices' WebSocket (`GET /device-link`, docs/device-link.md) mounted beside the router.
 ///
 /// Run it in a `ServiceGroup`. Device links' store requests run as child tasks of ``run()``; an idle device costs a
 /// channel and a handler, nothing more. On graceful shutdown it stops listening, sends each device a close frame (1001
@@ -31,6 +32,8 @@ public actor WebServer: Service {
     let router: WebRouter
     let group: MultiThreadedEventLoopGroup
     let connections = ChannelSet()
+    /// Whether the listener is bound and not closing: `/readyz`'s ``ReadinessCondition/webPort``.
+    private let listening: ListeningFlag
     private let logger: Logger
     private var state = State.idle
     private var boundPort: Int?
@@ -47,6 +50,7 @@ public actor WebServer: Service {
     ///   - console: Where devices' screens, `interacted` answers and link changes go (the web console's live state).
     ///   - channels: Which connections subscribe to which broadcast channels (the gateway's broadcasts go through it).
     ///   - channelStore: Where channels and their kept broadcasts are read; the registry when it is a store.
+    ///   - readiness: What `GET /readyz` waits for besides the web port itself (``HealthEndpoints``).
     public init(
         configuration: WebConfiguration,
         registry: any DeviceRegistry,
@@ -57,6 +61,7 @@ public actor WebServer: Service {
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         clock: any WallClock = SystemWallClock(),
         console: ConsoleHub = ConsoleHub(),
+        readiness: [ReadinessCondition] = [],
         logger: Logger
     ) {
         self.configuration = configuration
@@ -71,6 +76,10 @@ public actor WebServer: Service {
             configuration: configuration,
             console: console
         )
+        let listening = ListeningFlag()
+        var routes = routes
+        HealthEndpoints(conditions: readiness + [ReadinessCondition(ReadinessCondition.webPort) { listening.isSet }]).addRoutes(to: &routes)
+        self.listening = listening
         self.router = WebRouter(routes: routes, configuration: configuration, metrics: metrics, logger: logger)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.logger = logger
@@ -144,6 +153,7 @@ public actor WebServer: Service {
     private func started(port: Int?) {
         boundPort = port
         state = .running
+        listening.set(true)
         for continuation in readyContinuations { continuation.resume() }
         readyContinuations = []
         logger.info("web port listening", metadata: ["device_link.port": "\(port.map(String.init) ?? "?")"])
@@ -151,6 +161,7 @@ public actor WebServer: Service {
 
     private func stopped(throwing error: any Error) {
         state = .stopped
+        listening.set(false)
         for continuation in readyContinuations { continuation.resume(throwing: error) }
         readyContinuations = []
     }
@@ -173,6 +184,7 @@ public actor WebServer: Service {
     /// Tells every connection to close (Hummingbird tells its HTTP connections too) and closes the rest after the grace
     /// period.
     private nonisolated func closeConnections() {
+        listening.set(false)
         // Long polls and interactions in flight answer now, so that the HTTP connections can close.
         services.console.close()
         let open = connections.all
@@ -201,5 +213,18 @@ public struct WebServerError: Error, Hashable, Sendable, CustomStringConvertible
         switch code {
         case .notRunning: "the web server is not running"
         }
+    }
+}
+
+/// A flag set from one task and read from any: whether a listener is bound and not closing.
+final class ListeningFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    /// Whether the flag is set.
+    var isSet: Bool { value.load(ordering: .relaxed) }
+
+    /// Sets or clears the flag.
+    func set(_ isSet: Bool) {
+        value.store(isSet, ordering: .relaxed)
     }
 }

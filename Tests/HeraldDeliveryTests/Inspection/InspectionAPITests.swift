@@ -68,6 +68,7 @@ struct InspectionAPITests {
         #expect(document.root["openapi"] as? String == "3.1.0")
         var served: [String: Set<String>] = [:]
         for path in InspectionAPI.paths { served[path, default: []].insert("get") }
+        for path in HealthEndpoints.paths { served[path, default: []].insert("get") }
         for (method, path) in ConsoleAPI.operations { served[path, default: []].insert(method.lowercased()) }
         for (method, path) in FaultsAPI.operations + ResetAPI.operations { served[path, default: []].insert(method.lowercased()) }
         #expect(document.operations == served)
