@@ -6,7 +6,9 @@
 # For each of R rounds it loads, in turn, base then new on the accept path (a valid push, 200 after the commit) and
 # base then new on the reject path (an unknown device token, 400 BadDeviceToken: HTTP/2, checks and the answer, no
 # store). Both servers run all the time, each on its own data directory, pinned to CPU 1 (h2load on CPU 0); only one
-# is loaded at a time. Prints a markdown table of medians and new/base ratios (and appends it to RESULTS when set).
+# is loaded at a time. Prints markdown tables of medians and new/base ratios (and appends them to RESULTS when set):
+# requests a second, and the server's CPU time a request (user + system from /proc/PID/stat over each run), which moves
+# less with what else the machine does.
 #
 # Environment: BASE_BIN (required), HERALD_BIN (.build/release/herald), N (100000 requests per run), R (5 rounds),
 # C (16 connections), M (100 streams per connection), PIN=0 (no taskset), RESULTS (a file to append the table to).
@@ -54,7 +56,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 python3 "$ROOT/bench/lib/alert_body.py" "$WORK/body.json"
 UNKNOWN_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 
-declare -A PORT TOKEN JWT
+declare -A PORT TOKEN JWT SERVER_PID
+# The server's CPU time so far (user + system, in clock ticks), from /proc: what a run cost it, whatever else ran.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 start() { # start NAME BINARY
     local name=$1 bin=$2 data=$WORK/$1-data
     mkdir -p "$data"
@@ -66,6 +70,7 @@ start() { # start NAME BINARY
     "${SERVER_PIN[@]}" "$bin" serve --data-dir "$data" --host 127.0.0.1 --h2c-port "${PORT[$name]}" --tls-port -1 --link-port -1 \
         --environment sandbox --initial-streams "$M" ${SERVER_PIN:+--event-loops 1} >"$WORK/$name.log" 2>&1 &
     PIDS+=("$!")
+    SERVER_PID[$name]=$!
     for _ in $(seq 600); do grep -q '^herald: ready' "$WORK/$name.log" && return 0; sleep 0.1; done
     tail -20 "$WORK/$name.log" >&2
     die "$name: not ready after 60 s"
@@ -73,21 +78,26 @@ start() { # start NAME BINARY
 start base "$BASE_BIN"
 start new "$HERALD_BIN"
 
-declare -A RPS
+declare -A RPS CPU
+TICKS=$(getconf CLK_TCK)
 load() { # load NAME PATH(accept|reject) RUN
-    local name=$1 path=$2 run=$3 token out rps ok
+    local name=$1 path=$2 run=$3 token out rps ok before cpu
     token=${TOKEN[$name]}
     [ "$path" = reject ] && token=$UNKNOWN_TOKEN
+    before=$(cpu_ticks "${SERVER_PID[$name]}")
     out=$(timeout 600 "${LOAD_PIN[@]}" h2load -n "$N" -c "$C" -m "$M" -d "$WORK/body.json" -H "apns-topic: $TOPIC" \
         -H 'apns-push-type: alert' -H 'apns-priority: 10' -H "authorization: bearer ${JWT[$name]}" \
         "http://127.0.0.1:${PORT[$name]}/3/device/$token" 2>&1) || true
     rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+    # Microseconds of the server's CPU a request (the accept path's commits included: the writer is in the process).
+    cpu=$(awk -v t="$(($(cpu_ticks "${SERVER_PID[$name]}") - before))" -v hz="$TICKS" -v n="$N" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')
     # The accept path must be all 2xx, the reject path all 4xx; anything else is not the path measured.
     if [ "$path" = accept ]; then ok=$(sed -n "s/^status codes: \\($N\\) 2xx.*/ok/p" <<<"$out"); else ok=$(sed -n "s/^status codes: 0 2xx, 0 3xx, \\($N\\) 4xx.*/ok/p" <<<"$out"); fi
     [ "$run" = warmup ] && return 0
     [ -n "$ok" ] || { echo "$out" | tail -8 >&2; die "$name $path run $run: not every answer was as expected"; }
     RPS[$name-$path]+="${rps%.*} "
-    say "$name $path run $run: ${rps%.*} req/s"
+    CPU[$name-$path]+="$cpu "
+    say "$name $path run $run: ${rps%.*} req/s, server CPU $cpu µs a request"
 }
 for name in base new; do load "$name" accept warmup; load "$name" reject warmup; done
 for run in $(seq "$R"); do
@@ -107,5 +117,13 @@ median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { 
         b=$(median "${RPS[base-$path]}") n=$(median "${RPS[new-$path]}")
         printf '| %s | %.0f | %.0f | %s | %s | %s |\n' "$path" "$b" "$n" "$(awk -v a="$n" -v b="$b" 'BEGIN { printf "%.3f", a / b }')" \
             "${RPS[base-$path]% }" "${RPS[new-$path]% }"
+    done
+    echo
+    echo "| path | base server CPU µs/request (median) | new (median) | new / base | base runs | new runs |"
+    echo "|---|---|---|---|---|---|"
+    for path in accept reject; do
+        b=$(median "${CPU[base-$path]}") n=$(median "${CPU[new-$path]}")
+        printf '| %s | %.2f | %.2f | %s | %s | %s |\n' "$path" "$b" "$n" "$(awk -v a="$n" -v b="$b" 'BEGIN { printf "%.3f", a / b }')" \
+            "${CPU[base-$path]% }" "${CPU[new-$path]% }"
     done
 } | tee -a "${RESULTS:-/dev/null}"

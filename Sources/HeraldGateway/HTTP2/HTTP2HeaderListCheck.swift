@@ -45,7 +45,7 @@ struct HTTP2HeaderListCheck {
             // §8.1.1 with RFC 9110 §8.6: one decimal length; a value that is not one, or a second that differs, makes
             // the request malformed (the body could not be checked against it). In trailers it means nothing.
             guard !isTrailers else { break }
-            guard let length = (try? field.value.decodedBytes()).flatMap(Self.decimal), contentLength ?? length == length else {
+            guard let length = Self.decimal(field.value), contentLength ?? length == length else {
                 malformed = true
                 break
             }
@@ -62,8 +62,18 @@ struct HTTP2HeaderListCheck {
         }
     }
 
-    /// A `content-length` value: ASCII digits only, at most 18 of them (RFC 9110 §8.6); nil otherwise.
-    private static func decimal(_ octets: [UInt8]) -> Int? {
+    /// A `content-length` value, read where it lies (only a Huffman-coded one is decoded first).
+    private static func decimal(_ value: HPACKString) -> Int? {
+        switch value.storage {
+        case .text(let text): decimal(text.utf8)
+        case .bytes(let bytes): decimal(bytes)
+        case .encoded(let buffer, huffman: false): decimal(buffer.readableBytesView)
+        case .encoded(_, huffman: true): (try? value.decodedBytes()).flatMap { decimal($0) }
+        }
+    }
+
+    /// ASCII digits only, at most 18 of them (RFC 9110 §8.6); nil otherwise.
+    private static func decimal(_ octets: some Collection<UInt8>) -> Int? {
         guard !octets.isEmpty, octets.count <= 18 else { return nil }
         var value = 0
         for octet in octets {

@@ -148,13 +148,13 @@ extension ProviderHTTP2Connection {
             }
         }
         guard let body else {
-            answered(streamID: streamID, stream: stream)
+            answered(streamID: streamID, early: stream.answeredEarly)
             return
         }
         var stream = stream
         stream.queued = body[...]
         if sendQueued(streamID: streamID, stream: &stream) {
-            answered(streamID: streamID, stream: stream)
+            answered(streamID: streamID, early: stream.answeredEarly)
         } else {
             streams[streamID] = stream
             blockedStreams.append(streamID)
@@ -163,8 +163,8 @@ extension ProviderHTTP2Connection {
 
     /// After an answer's END_STREAM: a request answered before its end is told to stop sending with RST_STREAM
     /// NO_ERROR (RFC 9113 §8.1), and the DATA it sent meanwhile is ignored (`recentlyReset`).
-    private func answered(streamID: UInt32, stream: Stream) {
-        guard stream.answeredEarly else { return }
+    private func answered(streamID: UInt32, early: Bool) {
+        guard early else { return }
         outbound.writeRSTStreamFrame(streamID: streamID, errorCode: .noError)
         recentlyReset.insert(streamID)
     }
@@ -200,7 +200,7 @@ extension ProviderHTTP2Connection {
             guard var stream = streams[streamID], stream.queued != nil else { continue }
             if sendQueued(streamID: streamID, stream: &stream) {
                 streams.removeValue(forKey: streamID)
-                answered(streamID: streamID, stream: stream)
+                answered(streamID: streamID, early: stream.answeredEarly)
             } else {
                 streams[streamID] = stream
                 stillBlocked.append(streamID)

@@ -186,13 +186,12 @@ extension ProviderHTTP2Connection {
             try reset(streamID: streamID, errorCode: .refusedStream)
             return
         }
-        let stream = Stream(head: head, contentLength: check.contentLength, sendWindow: peerInitialWindowSize)
         // §8.1.1: a request that ends with its headers has no content, so a content-length other than 0 is a lie.
-        guard !endStream || stream.bodyMatchesContentLength else {
+        guard !endStream || (check.contentLength ?? 0) == 0 else {
             try reset(streamID: streamID, errorCode: .protocolError)
             return
         }
-        streams[streamID] = stream
+        streams[streamID] = Stream(head: head, contentLength: check.contentLength, sendWindow: peerInitialWindowSize)
         if endStream { complete(streamID: streamID, context: context) }
     }
 
@@ -224,40 +223,31 @@ extension ProviderHTTP2Connection {
         }
         // §5.1: DATA on a stream the client never opened.
         guard streamID <= lastStreamID else { throw .goAway(.protocolError) }
-        guard let index = streams.index(forKey: streamID), !streams.values[index].reset else {
+        guard let index = streams.index(forKey: streamID) else {
             try receiveDataOnClosedStream(streamID)
             return
         }
-        // The rest of a body already answered (below): read and dropped, its window never reopened.
-        guard !streams.values[index].answeredEarly else { return }
-        // §5.1: no DATA after the client's END_STREAM (half-closed remote).
-        guard streams.values[index].receiving else {
+        // One in-place access (a read of `streams.values[index]` copies the whole stream, its head's strings and all).
+        switch streams.values[index].receive(payload, flowControlledLength: flowControlledLength, endStream: endStream) {
+        case .closed:
+            try receiveDataOnClosedStream(streamID)
+        case .ignored, .more:
+            break
+        case .halfClosed:
+            // §5.1: no DATA after the client's END_STREAM (half-closed remote).
             try reset(streamID: streamID, errorCode: .streamClosed)
-            return
-        }
-        // §6.9.1: a sender may not exceed the stream's window; Herald resets that stream with FLOW_CONTROL_ERROR.
-        guard flowControlledLength <= streams.values[index].inboundWindow else {
+        case .beyondWindow:
+            // §6.9.1: a sender may not exceed the stream's window; Herald resets that stream with FLOW_CONTROL_ERROR.
             try reset(streamID: streamID, errorCode: .flowControlError)
-            return
-        }
-        streams.values[index].receive(payload, flowControlledLength: flowControlledLength)
-        // §8.1.1: more content than content-length said is malformed at once; less, once the stream ends.
-        if let length = streams.values[index].contentLength,
-            streams.values[index].received > length || (endStream && streams.values[index].received != length)
-        {
+        case .contentLengthMismatch:
+            // §8.1.1: more content than content-length said is malformed at once; less, once the stream ends.
             try reset(streamID: streamID, errorCode: .protocolError)
-            return
-        }
-        let window = streams.values[index].inboundWindow
-        if endStream {
+        case .complete, .answerEarly:
+            // `.answerEarly`: past the largest body any push type may have (APNs takes at most 5120 octets), answered
+            // now, PayloadTooLarge, and stopped with RST_STREAM NO_ERROR (§8.1 allows a response before the request
+            // ends). Herald reads no more of it, so a body with no end cannot keep the connection busy.
             complete(streamID: streamID, context: context)
-        } else if streams.values[index].oversized {
-            // Past the largest body any push type may have (APNs takes at most 5120 octets): answered now, PayloadTooLarge,
-            // and stopped with RST_STREAM NO_ERROR (§8.1 allows a response before the request ends). Herald reads no
-            // more of it, so a body with no end cannot keep the connection busy.
-            streams.values[index].answeredEarly = true
-            complete(streamID: streamID, context: context)
-        } else if window == 0 {
+        case .windowSpentOnPadding:
             // A window spent without the body growing (padding): nothing legitimate does that.
             try reset(streamID: streamID, errorCode: .enhanceYourCalm)
         }
@@ -276,19 +266,55 @@ extension ProviderHTTP2Connection {
 }
 
 extension ProviderHTTP2Connection.Stream {
+    /// What a DATA frame means for its stream (``receive(_:flowControlledLength:endStream:)``).
+    enum DataVerdict {
+        /// Reset (by either side) while its commit was pending: as for a closed stream.
+        case closed
+        /// The rest of a body already answered: read and dropped, its window never reopened.
+        case ignored
+        /// After the client's END_STREAM.
+        case halfClosed
+        /// Beyond the stream's window.
+        case beyondWindow
+        /// The content disagrees with `content-length`.
+        case contentLengthMismatch
+        /// The request is whole: decide it.
+        case complete
+        /// The body passed every push type's limit before its end: answer now (`answeredEarly` is set).
+        case answerEarly
+        /// The window is spent and the body did not grow.
+        case windowSpentOnPadding
+        /// More is to come.
+        case more
+    }
+
     /// Whether the DATA received adds up to the request's `content-length`, when it sent one (RFC 9113 §8.1.1).
     var bodyMatchesContentLength: Bool { contentLength.map { $0 == received } ?? true }
 
-    /// Adds a DATA payload, keeping at most `ProviderRequestProcessor.bodyLimit` bytes.
-    mutating func receive(_ payload: ByteBuffer, flowControlledLength: Int) {
+    /// Takes a DATA frame, keeping at most `ProviderRequestProcessor.bodyLimit` bytes of body, and says what it means.
+    ///
+    /// One mutating call, so that the connection reaches its stream in place once per frame.
+    mutating func receive(_ payload: ByteBuffer, flowControlledLength: Int, endStream: Bool) -> DataVerdict {
+        guard !reset else { return .closed }
+        guard !answeredEarly else { return .ignored }
+        guard receiving else { return .halfClosed }
+        guard flowControlledLength <= inboundWindow else { return .beyondWindow }
         inboundWindow -= flowControlledLength
         received += payload.readableBytes
-        guard !oversized else { return }
-        if body.count + payload.readableBytes > ProviderRequestProcessor.bodyLimit {
-            oversized = true
-            body = []
-        } else {
-            body.append(contentsOf: payload.readableBytesView)
+        if !oversized {
+            if body.count + payload.readableBytes > ProviderRequestProcessor.bodyLimit {
+                oversized = true
+                body = []
+            } else {
+                body.append(contentsOf: payload.readableBytesView)
+            }
         }
+        if let contentLength, received > contentLength || (endStream && received != contentLength) { return .contentLengthMismatch }
+        if endStream { return .complete }
+        if oversized {
+            answeredEarly = true
+            return .answerEarly
+        }
+        return inboundWindow == 0 ? .windowSpentOnPadding : .more
     }
 }
