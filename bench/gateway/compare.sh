@@ -107,23 +107,24 @@ for run in $(seq "$R"); do
 done
 
 median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# table TITLE FORMAT ARRAY: one markdown table of medians, ratio and runs, for each path.
+table() {
+    local title=$1 format=$2 path b n runs_base runs_new
+    local -n values=$3
+    echo "| path | base $title (median) | new (median) | new / base | base runs | new runs |"
+    echo "|---|---|---|---|---|---|"
+    for path in accept reject; do
+        runs_base=${values[base-$path]} runs_new=${values[new-$path]}
+        b=$(median "$runs_base") n=$(median "$runs_new")
+        printf "| %s | $format | $format | %s | %s | %s |\n" "$path" "$b" "$n" "$(awk -v a="$n" -v b="$b" 'BEGIN { printf "%.3f", a / b }')" \
+            "${runs_base% }" "${runs_new% }"
+    done
+}
 {
     echo
     echo "### $(date -u '+%F %H:%M') UTC — $(basename "$BASE_BIN") vs $(basename "$HERALD_BIN"), h2c, h2load -n $N -c $C -m $M, $R interleaved rounds"
     echo
-    echo "| path | base req/s (median) | new req/s (median) | new / base | base runs | new runs |"
-    echo "|---|---|---|---|---|---|"
-    for path in accept reject; do
-        b=$(median "${RPS[base-$path]}") n=$(median "${RPS[new-$path]}")
-        printf '| %s | %.0f | %.0f | %s | %s | %s |\n' "$path" "$b" "$n" "$(awk -v a="$n" -v b="$b" 'BEGIN { printf "%.3f", a / b }')" \
-            "${RPS[base-$path]% }" "${RPS[new-$path]% }"
-    done
+    table "req/s" "%.0f" RPS
     echo
-    echo "| path | base server CPU µs/request (median) | new (median) | new / base | base runs | new runs |"
-    echo "|---|---|---|---|---|---|"
-    for path in accept reject; do
-        b=$(median "${CPU[base-$path]}") n=$(median "${CPU[new-$path]}")
-        printf '| %s | %.2f | %.2f | %s | %s | %s |\n' "$path" "$b" "$n" "$(awk -v a="$n" -v b="$b" 'BEGIN { printf "%.3f", a / b }')" \
-            "${CPU[base-$path]% }" "${CPU[new-$path]% }"
-    done
+    table "server CPU µs/request" "%.2f" CPU
 } | tee -a "${RESULTS:-/dev/null}"
