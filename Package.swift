@@ -251,7 +251,7 @@ let package = Package(
         // Helpers several test targets share (a local HTTP server; the seeds' fixtures and device-report helpers).
         .target(
             name: "HeraldTestSupport",
-            dependencies: ["HeraldSimulator", "HeraldUserNotifications"],
+            dependencies: ["HeraldSimulator", "HeraldUserNotifications", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HeraldTestSupport"
         ),
         .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications", "HeraldTestSupport"]),

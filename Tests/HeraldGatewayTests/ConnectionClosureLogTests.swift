@@ -1,10 +1,10 @@
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHTTP2
-import Synchronization
 import Testing
 
 @testable import HeraldGateway
@@ -105,42 +105,5 @@ struct ConnectionClosureLogTests {
         #expect(entry.metadata["gateway.limit"] == (limit ? "maximumContinuationFrames=64" : nil))
         _ = try? channel.finish()
         await fixture.stop()
-    }
-}
-
-/// Log entries kept in memory, for tests that read what was logged.
-final class CapturedLog: Sendable {
-    struct Entry: Equatable {
-        var level: Logger.Level
-        var message: String
-        var metadata: [String: String]
-    }
-
-    private let storage = Mutex<[Entry]>([])
-
-    var entries: [Entry] { storage.withLock { $0 } }
-
-    var logger: Logger {
-        Logger(label: "test.gateway") { _ in Handler(log: self) }
-    }
-
-    fileprivate func append(_ entry: Entry) {
-        storage.withLock { $0.append(entry) }
-    }
-
-    private struct Handler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            log.append(Entry(level: event.level, message: "\(event.message)", metadata: merged.mapValues { "\($0)" }))
-        }
     }
 }

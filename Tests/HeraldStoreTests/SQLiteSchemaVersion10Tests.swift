@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Logging
-import Synchronization
 import Testing
 
 @testable import HeraldStore
@@ -133,21 +133,26 @@ struct SQLiteSchemaVersion10Tests {
     func migrationIsLogged() async throws {
         try await withTemporaryDirectory { directory in
             try Self.makeVersion9File(in: directory)
-            let messages = CapturedMessages()
-            let logger = Logger(label: "test.store") { _ in CapturingLogHandler(messages: messages) }
-            let open = { try SQLiteStore(configuration: .init(dataDirectory: directory), clock: SystemWallClock(), logger: logger) }
+            let captured = CapturedLog()
+            let open = { try SQLiteStore(configuration: .init(dataDirectory: directory), clock: SystemWallClock(), logger: captured.logger) }
             await (try open()).shutdown()
-            #expect(messages.lines.withLock { $0.filter { $0.hasPrefix("Migrat") } } == ["Migrating the store v10", "Migrated the store v10"])
-            messages.lines.withLock { $0.removeAll() }
+            #expect(Self.migrationLines(captured) == ["Migrating the store v10", "Migrated the store v10"])
+            captured.removeAll()
             await (try open()).shutdown()
-            #expect(messages.lines.withLock { $0.contains { $0.hasPrefix("Migrat") } } == false)
+            #expect(Self.migrationLines(captured).isEmpty)
         }
         try await withTemporaryDirectory { directory in
-            let messages = CapturedMessages()
-            let logger = Logger(label: "test.store") { _ in CapturingLogHandler(messages: messages) }
-            await (try SQLiteStore(configuration: .init(dataDirectory: directory), clock: SystemWallClock(), logger: logger)).shutdown()
-            #expect(messages.lines.withLock { $0.contains { $0.hasPrefix("Migrat") } } == false)
-            #expect(messages.lines.withLock { $0.contains("Opened the store") })
+            let captured = CapturedLog()
+            await (try SQLiteStore(configuration: .init(dataDirectory: directory), clock: SystemWallClock(), logger: captured.logger)).shutdown()
+            #expect(Self.migrationLines(captured).isEmpty)
+            #expect(captured.messages.contains("Opened the store"))
+        }
+    }
+
+    /// The migration's messages, each with its `store.migrations` metadata appended.
+    static func migrationLines(_ captured: CapturedLog) -> [String] {
+        captured.entries.filter { $0.message.hasPrefix("Migrat") }.map { entry in
+            entry.message + (entry.metadata["store.migrations"].map { " \($0)" } ?? "")
         }
     }
 
@@ -215,35 +220,5 @@ struct SQLiteSchemaVersion10Tests {
                 #expect(error == .unknownDeviceToken, "\(error)")
             }
         }
-    }
-}
-
-/// The messages a ``CapturingLogHandler`` kept, with the `store.migrations` metadata appended when present.
-private final class CapturedMessages: Sendable {
-    let lines = Mutex<[String]>([])
-}
-
-/// Keeps each message in ``CapturedMessages``.
-private struct CapturingLogHandler: LogHandler {
-    let messages: CapturedMessages
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(
-        level: Logger.Level,
-        message: Logger.Message,
-        metadata: Logger.Metadata?,
-        source: String,
-        file: String,
-        function: String,
-        line: UInt
-    ) {
-        let migrations = metadata?["store.migrations"].map { " \($0)" } ?? ""
-        messages.lines.withLock { $0.append("\(message)\(migrations)") }
     }
 }
