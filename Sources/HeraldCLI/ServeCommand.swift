@@ -170,6 +170,12 @@ struct ServeCommand: AsyncParsableCommand {
     /// The server's configuration from the options; throws a ``CLIFailure`` naming the first bad one.
     func makeConfiguration() throws -> HeraldServer.Configuration {
         let environment = try parseEnvironment(environment)
+        // A port is 0 (any free one), 1 to 65535, or -1 (off); 99999 used to listen on 34463 (modulo 65536) and -5 to
+        // turn the port off like -1.
+        for (port, option) in [(tlsPort, "--tls-port"), (cleartextPort, "--h2c-port"), (linkPort, "--link-port")] where !(-1...65_535).contains(port)
+        {
+            throw CLIFailure("\(option) must be a port from 1 to 65535, 0 for any free port, or -1 to turn it off; not \(port)")
+        }
         if let eventLoops, eventLoops < 1 { throw CLIFailure("--event-loops must be at least 1") }
         guard offlineSlots >= 1 else { throw CLIFailure("--offline-slots must be at least 1") }
         guard storageDays >= 0 else { throw CLIFailure("--storage-days must not be negative") }

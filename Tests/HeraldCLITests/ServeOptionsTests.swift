@@ -19,6 +19,27 @@ struct ServeOptionsTests {
         #expect(joined.tlsPort == -1 && joined.cleartextPort == 0 && joined.linkPort == 2296)
     }
 
+    @Test(
+        "a port outside 1 to 65535 (0 and -1 aside) is refused with one line naming the option",
+        arguments: [
+            (["--tls-port", "99999"], "--tls-port", 99_999), (["--tls-port", "-5"], "--tls-port", -5), (["--h2c-port=65536"], "--h2c-port", 65_536),
+            (["--link-port", "-2"], "--link-port", -2),
+        ] as [([String], String, Int)]
+    )
+    func portRange(arguments: [String], option: String, port: Int) throws {
+        let parsed = try ServeCommand.parse(arguments)
+        #expect(throws: CLIFailure("\(option) must be a port from 1 to 65535, 0 for any free port, or -1 to turn it off; not \(port)")) {
+            try parsed.makeConfiguration()
+        }
+    }
+
+    @Test("the edges of the range are taken: 65535, 1, 0 and -1")
+    func portRangeEdges() throws {
+        let configuration = try ServeCommand.parse(["--tls-port", "65535", "--h2c-port", "1", "--link-port", "0"]).makeConfiguration()
+        #expect(configuration.gateway.tlsPort == 65_535 && configuration.gateway.cleartextPort == 1 && configuration.web?.port == 0)
+        #expect(try ServeCommand.parse(["--tls-port", "-1"]).makeConfiguration().gateway.tlsPort == nil)
+    }
+
     @Test("the defaults: TLS 2197, cleartext 2195, web port 2196")
     func defaultPorts() throws {
         let defaults = try ServeCommand.parse([])

@@ -28,6 +28,19 @@ struct HeraldCLIErrorTests {
         #expect(result.stdout.isEmpty, "\(result)", sourceLocation: sourceLocation)
     }
 
+    @Test("serve with a port out of range: one line naming the option, exit 1, nothing listening and no data directory")
+    func portOutOfRange() async throws {
+        let herald = try await HeraldExecutableInteropTests.heraldExecutable()
+        try await Self.withDirectory { directory in
+            let data = directory.appendingPathComponent("herald-data")
+            for (option, port) in [("--tls-port", "99999"), ("--tls-port", "-5"), ("--link-port", "65536")] {
+                let result = try await ExternalProcess.run(herald, ["serve", "--data-dir", data.path, option, port], deadline: .seconds(30))
+                Self.expectFailure(result, "\(option) must be a port from 1 to 65535, 0 for any free port, or -1 to turn it off; not \(port)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: data.path))
+        }
+    }
+
     @Test("trace, device and tokens in a directory without herald-data: one line naming it, and nothing created")
     func missingDataDirectory() async throws {
         let herald = try await HeraldExecutableInteropTests.heraldExecutable()
