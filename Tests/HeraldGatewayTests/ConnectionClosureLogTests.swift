@@ -64,6 +64,26 @@ struct ConnectionClosureLogTests {
         #expect(captured.entries.last?.message == "provider connection closed: FRAME_SIZE_ERROR")
     }
 
+    @Test("a clock read from the second before (another event loop's, taken before the lock) counts in the current second")
+    func secondGoesOnlyForward() {
+        let captured = CapturedLog()
+        let clock = ManualWallClock(milliseconds: 7_000_999)
+        let log = ConnectionClosureLog(logger: captured.logger, linesPerSecond: 2, nowMilliseconds: { clock.nowMilliseconds() })
+        log.record(.init(error: "PROTOCOL_ERROR"), peer: nil)
+        clock.set(milliseconds: 7_001_000)
+        log.record(.init(error: "PROTOCOL_ERROR"), peer: nil)
+        log.record(.init(error: "PROTOCOL_ERROR"), peer: nil)
+        #expect(captured.entries.count == 3)
+        // Back in the second before: not a new count of 2, but the third line of this second, left out.
+        clock.set(milliseconds: 7_000_999)
+        log.record(.init(error: "PROTOCOL_ERROR"), peer: nil)
+        log.record(.init(error: "PROTOCOL_ERROR"), peer: nil)
+        #expect(captured.entries.count == 3)
+        clock.set(milliseconds: 7_002_000)
+        log.record(.init(error: "PROTOCOL_ERROR"), peer: nil)
+        #expect(captured.entries.suffix(2).first?.metadata["gateway.unlogged_closures"] == "2")
+    }
+
     @Test("0 lines a second logs nothing")
     func off() {
         let captured = CapturedLog()

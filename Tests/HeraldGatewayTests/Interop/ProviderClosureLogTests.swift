@@ -65,10 +65,12 @@ struct ProviderClosureLogTests {
             #expect(closed.count + unlogged.reduce(0, +) == sent, "\(closed.count) lines + \(unlogged) left out, \(sent) closures")
             #expect(closed.count < 100)
             #expect(closed.allSatisfy { $0.contains("gateway.peer=127.0.0.1:") && $0.contains("gateway.error=PROTOCOL_ERROR") })
-            // The rate: lines grouped by the log's second (the limiter reads the same clock a moment earlier, so one
-            // line may fall in the next second's group).
+            // The rate, by the log's timestamps: the limiter reads the clock a moment before the line is stamped, and a
+            // busy machine can stretch that moment past a second's end, so a second's lines may include some of the
+            // second before's. At most 10 a second over the seconds the lines span, and never two seconds' worth in one.
             let perSecond = Dictionary(grouping: closed) { $0.prefix(24) }.values.map(\.count)
-            #expect(perSecond.allSatisfy { $0 <= 11 }, "\(perSecond)")
+            #expect(closed.count <= 10 * (perSecond.count + 1), "\(perSecond)")
+            #expect(perSecond.allSatisfy { $0 <= 20 }, "\(perSecond)")
             let metrics = try await server.metrics()
             #expect(metrics.contains(#"herald_provider_protocol_errors_total{code="PROTOCOL_ERROR"} \#(sent)"#), "\(metrics)")
             server.process.signal(SIGTERM)
