@@ -17,6 +17,13 @@ struct DeviceLinkEndToEndTests {
         fixture.engine.accepted(notification)
     }
 
+    /// Accepts a push whose alert is `alert` for `token`, as the gateway would: stored, then handed to the engine.
+    private func acceptAlert(_ alert: String, to token: DeviceToken, _ fixture: LinkServerFixture) async throws -> AcceptedNotification {
+        let notification = makeNotification(token: token, acceptedAt: fixture.clock.nowMilliseconds(), payload: #"{"aps":{"alert":"\#(alert)"}}"#)
+        try await accept(notification, fixture)
+        return notification
+    }
+
     private func nextNotification(_ client: DeviceLinkClient) async throws -> DeviceLinkNotification {
         let message = try await client.nextMessage()
         guard case .notification(let notification) = message else { throw UnexpectedMessage(message: message) }
@@ -47,12 +54,7 @@ struct DeviceLinkEndToEndTests {
         let credentials = try await fixture.addDevice(name: "owner")
         let client = try await fixture.connect(as: credentials)
         let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
-        let notification = makeNotification(
-            token: registration.token,
-            acceptedAt: fixture.clock.nowMilliseconds(),
-            payload: #"{"aps":{"alert":"Hi"}}"#
-        )
-        try await accept(notification, fixture)
+        let notification = try await acceptAlert("Hi", to: registration.token, fixture)
         client.acknowledge(try await nextNotification(client).apnsID)
         try await settle(client, fixture)
         return (credentials, client, notification)
@@ -67,12 +69,7 @@ struct DeviceLinkEndToEndTests {
         try await LinkServerFixture.with(runsEngine: true) { fixture in
             let client = try await fixture.connect(as: try await fixture.addDevice())
             let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
-            let notification = makeNotification(
-                token: registration.token,
-                acceptedAt: fixture.clock.nowMilliseconds(),
-                payload: #"{"aps":{"alert":"Hello"}}"#
-            )
-            try await accept(notification, fixture)
+            let notification = try await acceptAlert("Hello", to: registration.token, fixture)
 
             let received = try await nextNotification(client)
             #expect(received == DeviceLinkNotification(notification, attempt: 1))
@@ -91,12 +88,7 @@ struct DeviceLinkEndToEndTests {
             let credentials = try await fixture.addDevice()
             let first = try await fixture.connect(as: credentials)
             let registration = try await first.register(bundleID: Self.app, environment: .sandbox)
-            let notification = makeNotification(
-                token: registration.token,
-                acceptedAt: fixture.clock.nowMilliseconds(),
-                payload: #"{"aps":{"alert":"Hello"}}"#
-            )
-            try await accept(notification, fixture)
+            let notification = try await acceptAlert("Hello", to: registration.token, fixture)
             #expect(try await nextNotification(first).attempt == 1)
             await first.close()  // before the ack
 
@@ -124,12 +116,7 @@ struct DeviceLinkEndToEndTests {
             await fixture.engine.waitUntilIdle()
             #expect(!fixture.engine.isOnline(deviceID: credentials.device.id))
 
-            let notification = makeNotification(
-                token: registration.token,
-                acceptedAt: fixture.clock.nowMilliseconds(),
-                payload: #"{"aps":{"alert":"Hello"}}"#
-            )
-            try await accept(notification, fixture)
+            let notification = try await acceptAlert("Hello", to: registration.token, fixture)
             await fixture.engine.waitUntilIdle()
             #expect(try await fixture.store.trace(notification.id).map(\.kind) == [.accepted, .stored])
 
@@ -226,12 +213,7 @@ struct DeviceLinkEndToEndTests {
         try await LinkServerFixture.with(runsEngine: true) { fixture in
             let client = try await fixture.connect(as: try await fixture.addDevice())
             let registration = try await client.register(bundleID: Self.app, environment: .sandbox)
-            let notification = makeNotification(
-                token: registration.token,
-                acceptedAt: fixture.clock.nowMilliseconds(),
-                payload: #"{"aps":{"alert":"Hello"}}"#
-            )
-            try await accept(notification, fixture)
+            let notification = try await acceptAlert("Hello", to: registration.token, fixture)
             _ = try await nextNotification(client)  // outstanding: never acked
             _ = try await client.unregister(bundleID: Self.app, environment: .sandbox)
             try await settle(client, fixture)
