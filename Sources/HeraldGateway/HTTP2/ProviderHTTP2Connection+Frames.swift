@@ -309,7 +309,7 @@ extension ProviderHTTP2Connection.Stream {
                 body.append(contentsOf: payload.readableBytesView)
             }
         }
-        if let contentLength, received > contentLength || (endStream && received != contentLength) { return .contentLengthMismatch }
+        if let contentLength, received > contentLength || (endStream && !bodyMatchesContentLength) { return .contentLengthMismatch }
         if endStream { return .complete }
         if oversized {
             answeredEarly = true
