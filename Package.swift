@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Pure values: payloads, push types, tokens, reasons, the JSON layer. Foundation only.
@@ -166,9 +167,17 @@ let package = Package(
         .target(name: "HeraldUserNotifications", dependencies: ["HeraldCore"]),
         // The device side of Live Activities: Apple's ActivityKit names and rules on an injected clock.
         .target(name: "HeraldActivityKit", dependencies: ["HeraldUserNotifications"]),
-        // A simulated device: apps from a manifest, each on its own device runtime. No NIO; the
-        // device-link transport is attached on top.
-        .target(name: "HeraldSimulator", dependencies: ["HeraldCore", "HeraldUserNotifications", "HeraldActivityKit"]),
+        // A simulated device: apps from a manifest, each on its own device runtime; the device-link transport is
+        // attached on top. AsyncHTTPClient downloads attachments (not URLSession: on Linux that is libcurl, which the
+        // release binary would load with two dozen more libraries; docs/install.md).
+        .target(
+            name: "HeraldSimulator",
+            dependencies: [
+                "HeraldCore", "HeraldUserNotifications", "HeraldActivityKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // A simulated device on the device link: hello, registration, receive → ack → report, reconnection.
         .target(name: "HeraldDeviceHost", dependencies: ["HeraldCore", "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications"]),
         // The wiring of `herald serve`: store, delivery engine, gateway, device link, inspection API and the console's
@@ -202,6 +211,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The delivery benchmark (bench/delivery): simulated devices and a provider against a running `herald serve`.

@@ -1,9 +1,7 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
 
 /// `herald faults`: the fault rules of a running server, through its web port (docs/faults.md).
 struct FaultsCommand: AsyncParsableCommand {
@@ -135,21 +133,22 @@ struct FaultsAPIClient {
         guard let url = URL(string: base + path), let scheme = url.scheme, ["http", "https"].contains(scheme) else {
             throw CLIFailure("--server \(options.server) is not an http:// or https:// URL")
         }
-        var request = URLRequest(url: url, timeoutInterval: 30)
-        request.httpMethod = method
-        if let token = options.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "authorization") }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .RAW(value: method)
+        if let token = options.token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "content-type")
+            request.body = .bytes(ByteBuffer(bytes: body))
+            request.headers.add(name: "content-type", value: "application/json")
         }
         let data: Data
-        let response: URLResponse
+        let code: Int
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            code = Int(response.status.code)
+            data = Data(try await response.body.collect(upTo: 4 << 20).readableBytesView)
         } catch {
-            throw CLIFailure("no Herald web port at \(base) (\(error.localizedDescription)); is `herald serve` running? (--server)")
+            throw CLIFailure("no Herald web port at \(base) (\(ConnectionFailure.text(error))); is `herald serve` running? (--server)")
         }
-        let code = (response as? HTTPURLResponse)?.statusCode ?? 0
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
         guard code == status else {
             let message = object?["error"] as? String ?? String(decoding: data.prefix(200), as: UTF8.self)

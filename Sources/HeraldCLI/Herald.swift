@@ -18,6 +18,7 @@ struct Herald: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, SendCommand.self, ChannelsCommand.self, KeysCommand.self, TokensCommand.self, CertsCommand.self,
             NotificationsCommand.self, DevicesCommand.self, DeviceCommand.self, TraceCommand.self, AppsCommand.self, FaultsCommand.self,
+            HealthCommand.self,
         ]
     )
 }

@@ -1,122 +1,67 @@
+import AsyncHTTPClient
 import Foundation
-import Synchronization
+import NIOCore
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// Downloads an attachment for the built-in `downloadAttachment` step with `URLSession`, as an
-/// app's extension would: http and https only (redirects too), a body limit, a timeout.
+/// Downloads an attachment for the built-in `downloadAttachment` step, as an app's extension would: http and https
+/// only (redirects too, at most 5; one to another scheme is not followed and fails as its 3xx status), a body limit, a timeout.
+///
+/// AsyncHTTPClient rather than Foundation's `URLSession`: on Linux, `URLSession` is libcurl, which a `herald` binary
+/// with the Swift runtime linked in would still load with its two dozen libraries (docs/install.md); AsyncHTTPClient
+/// runs on the SwiftNIO and BoringSSL the binary already holds.
 enum AttachmentDownloader {
     /// Why a download failed.
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
+    /// The client every download shares: its connection pool and event loops live as long as the process.
+    private static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 5, allowCycles: false))
+    )
+
     /// Downloads `url` into a temporary file and returns the file (the runtime moves it into the
     /// center's attachment store).
     static func download(_ url: URL, maximumBytes: Int, timeout: TimeInterval) async throws -> URL {
-        let receiver = BodyReceiver(limit: maximumBytes)
-        let session = URLSession(configuration: .ephemeral, delegate: receiver, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout))
-        let data = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-                receiver.wait(continuation)
-                task.resume()
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw Failure(description: "only http and https URLs are downloaded")
+        }
+        let request = HTTPClientRequest(url: url.absoluteString)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+        } catch let error as HTTPClientError {
+            throw Failure(description: describe(error, timeout: timeout))
+        }
+        guard (200..<300).contains(Int(response.status.code)) else {
+            throw Failure(description: "HTTP status \(response.status.code)")
+        }
+        if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > maximumBytes {
+            throw Failure(description: "the body (\(length) bytes) exceeds \(maximumBytes) bytes")
+        }
+        var body = ByteBuffer()
+        do {
+            for try await part in response.body {
+                guard body.readableBytes + part.readableBytes <= maximumBytes else {
+                    throw Failure(description: "the body exceeds \(maximumBytes) bytes")
+                }
+                var part = part
+                body.writeBuffer(&part)
             }
-        } onCancel: {
-            task.cancel()
+        } catch let error as HTTPClientError {
+            throw Failure(description: describe(error, timeout: timeout))
         }
         let name = url.lastPathComponent.isEmpty || url.lastPathComponent == "/" ? "attachment" : url.lastPathComponent
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("herald-download-\(UUID().uuidString)-\(name)")
-        try data.write(to: file)
+        try Data(body.readableBytesView).write(to: file)
         return file
     }
-}
 
-/// Collects one response body, refusing redirects away from http(s), error statuses and bodies
-/// over the limit; resumes its waiter exactly once.
-private final class BodyReceiver: NSObject, URLSessionDataDelegate, Sendable {
-    private struct State {
-        var body = Data()
-        var result: Result<Data, any Error>?
-        var waiter: CheckedContinuation<Data, any Error>?
-    }
-
-    private let limit: Int
-    private let state = Mutex(State())
-
-    init(limit: Int) {
-        self.limit = limit
-        super.init()
-    }
-
-    func wait(_ continuation: CheckedContinuation<Data, any Error>) {
-        let ready = state.withLock { state -> Result<Data, any Error>? in
-            if state.result == nil { state.waiter = continuation }
-            return state.result
+    private static func describe(_ error: HTTPClientError, timeout: TimeInterval) -> String {
+        switch error {
+        case .deadlineExceeded, .readTimeout, .connectTimeout, .tlsHandshakeTimeout: "no answer within \(timeout) s"
+        case .redirectLimitReached, .redirectCycleDetected: "too many redirects"
+        default: "\(error)"
         }
-        if let ready { continuation.resume(with: ready) }
-    }
-
-    private func finish(_ result: Result<Data, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Data, any Error>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        if !(200..<300).contains(status) {
-            finish(.failure(AttachmentDownloader.Failure(description: "HTTP status \(status)")))
-            completionHandler(.cancel)
-        } else if response.expectedContentLength > Int64(limit) {
-            finish(.failure(AttachmentDownloader.Failure(description: "the body (\(response.expectedContentLength) bytes) exceeds \(limit) bytes")))
-            completionHandler(.cancel)
-        } else {
-            completionHandler(.allow)
-        }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = state.withLock { state -> Bool in
-            state.body.append(data)
-            return state.body.count > limit
-        }
-        if over {
-            finish(.failure(AttachmentDownloader.Failure(description: "the body exceeds \(limit) bytes")))
-            dataTask.cancel()
-        }
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        if let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-            completionHandler(request)
-        } else {
-            finish(.failure(AttachmentDownloader.Failure(description: "redirected to a URL that is not http or https")))
-            completionHandler(nil)
-            task.cancel()
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let body = state.withLock { $0.body }
-        finish(error.map { .failure($0) } ?? .success(body))
     }
 }

@@ -21,6 +21,25 @@ struct HealthEndToEndTests {
         }
     }
 
+    @Test("herald health: exit 0 and one line while /readyz answers 200; exit 1 and one line when nothing answers")
+    func healthCommand() async throws {
+        let herald = try await HeraldExecutableInteropTests.heraldExecutable()
+        let health = { (arguments: [String]) in try await ExternalProcess.run(herald, ["health"] + arguments, deadline: .seconds(30)) }
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let ready = try await health(["--link-port", "\(server.linkPort)"])
+            #expect(ready.status == 0 && ready.stdout == "herald: /readyz 200 {\"status\":\"ready\"}\n", "\(ready)")
+            let alive = try await health(["--live", "--link-port", "\(server.linkPort)"])
+            #expect(alive.status == 0 && alive.stdout == "herald: /healthz 200 {\"status\":\"alive\"}\n", "\(alive)")
+            _ = try await server.stop()
+            let gone = try await health(["--link-port", "\(server.linkPort)"])
+            HeraldCLIErrorTests.expectFailure(
+                gone,
+                "nothing answers on 127.0.0.1:\(server.linkPort): connection refused (is herald serve running, with this --link-port?)"
+            )
+        }
+    }
+
     @Test("A cluster node whose database is cut is not ready once its lease runs out (cluster-lease), and ready again after")
     func clusterNodeWithoutItsLease() async throws {
         try await HeraldWorkspace.with(onPostgreSQL: true) { workspace in
