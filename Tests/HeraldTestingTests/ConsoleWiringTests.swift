@@ -47,4 +47,32 @@ struct ConsoleWiringTests {
             #expect(unknown.contentType == "application/json")
         }
     }
+
+    @Test("GET /api/v1/ (the banner's inspection link) lists each resource docs/inspection-api.json has under it, with its methods")
+    func resourceIndex() async throws {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("docs/inspection-api.json"))) as? [String: Any]
+        )
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var documented: [String: Set<String>] = [:]
+        for (path, operations) in paths where path.hasPrefix("/api/v1/") { documented[path] = Set(operations.keys.map { $0.uppercased() }) }
+
+        try await withHeraldServer(HeraldTestServer.Options.cleartextOnly) { server in
+            let index = try await Self.get(server.inspectionURL)
+            #expect(index.status == 200)
+            #expect(index.contentType == "application/json")
+            let object = try #require(try JSONSerialization.jsonObject(with: index.body) as? [String: Any])
+            #expect(object["documentation"] as? String == "docs/inspection-api.json")
+            let resources = try #require(object["resources"] as? [[String: Any]])
+            let listed = resources.compactMap { $0["path"] as? String }
+            #expect(listed == listed.sorted() && listed.first == "/api/v1/", "\(listed)")
+            var served: [String: Set<String>] = [:]
+            for resource in resources {
+                if let path = resource["path"] as? String, let methods = resource["methods"] as? [String] { served[path] = Set(methods) }
+            }
+            #expect(served == documented)
+        }
+    }
 }

@@ -79,6 +79,7 @@ public actor WebServer: Service {
         let listening = ListeningFlag()
         var routes = routes
         HealthEndpoints(conditions: readiness + [ReadinessCondition(ReadinessCondition.webPort) { listening.isSet }]).addRoutes(to: &routes)
+        APIIndex.addRoute(to: &routes)
         self.listening = listening
         self.router = WebRouter(routes: routes, configuration: configuration, metrics: metrics, logger: logger)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))

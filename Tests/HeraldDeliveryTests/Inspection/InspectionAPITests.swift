@@ -69,6 +69,7 @@ struct InspectionAPITests {
         var served: [String: Set<String>] = [:]
         for path in InspectionAPI.paths { served[path, default: []].insert("get") }
         for path in HealthEndpoints.paths { served[path, default: []].insert("get") }
+        served[APIIndex.path, default: []].insert("get")
         for (method, path) in ConsoleAPI.operations { served[path, default: []].insert(method.lowercased()) }
         for (method, path) in FaultsAPI.operations + ResetAPI.operations { served[path, default: []].insert(method.lowercased()) }
         #expect(document.operations == served)
