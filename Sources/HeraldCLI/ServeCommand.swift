@@ -340,6 +340,7 @@ struct ServeCommand: AsyncParsableCommand {
             let tokenQuery = apiToken.map { "?token=\($0)" } ?? ""
             let tokenNote = apiToken == nil ? "" : " (needs the API token: authorization: Bearer …)"
             let dataPath = data.url.standardizedFileURL.path
+            let dataDirectory = data.dataDirectory
             let storeSummary =
                 configuration.database.map { database in
                     "store: PostgreSQL \(database.redactedDescription)" + (database.cluster.map { ", cluster node \($0.nodeID)" } ?? "")
@@ -364,6 +365,9 @@ struct ServeCommand: AsyncParsableCommand {
                             "  metrics:    \(webPort.map { "http://\(host):\($0)/metrics" } ?? "off") (Prometheus)\(tokenNote)",
                             "  console:    \(webPort.map { "http://\(host):\($0)/\(tokenQuery)" } ?? "off") (web console)",
                             keyLine, "herald: ready",
+                            Self.nextStep(
+                                Listening(host: host, tlsPort: tls, cleartextPort: cleartext, webPort: webPort, dataDirectory: dataDirectory)
+                            ),
                         ]
                     FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
                 }

@@ -169,4 +169,33 @@ struct ServeOptionsTests {
             try ServeCommand.parse(["--journal-interval-ms", "1001"]).makeConfiguration()
         }
     }
+
+    @Test(
+        "the banner's last line names the next commands, with the options this server needs beyond the defaults",
+        arguments: [
+            (
+                ServeCommand.Listening(host: "127.0.0.1", tlsPort: 2197, cleartextPort: 2195, webPort: 2196, dataDirectory: "./herald-data"),
+                "next: in another terminal, `herald device --app com.example.app` (a simulated iPhone), "
+                    + "then `herald send --topic com.example.app --alert Hello`"
+            ),
+            (
+                ServeCommand.Listening(host: "0.0.0.0", tlsPort: 3197, cleartextPort: 2195, webPort: 3196, dataDirectory: "/tmp/my data"),
+                "next: in another terminal, `herald device --data-dir '/tmp/my data' --server ws://127.0.0.1:3196/device-link --app com.example.app` "
+                    + "(a simulated iPhone), then `herald send --data-dir '/tmp/my data' --server https://localhost:3197 --topic com.example.app --alert Hello`"
+            ),
+            (
+                ServeCommand.Listening(host: "10.0.0.5", tlsPort: nil, cleartextPort: 2195, webPort: 2196, dataDirectory: "./herald-data"),
+                "next: in another terminal, `herald device --server ws://10.0.0.5:2196/device-link --app com.example.app` (a simulated iPhone), "
+                    + "then `herald send --server http://10.0.0.5:2195 --topic com.example.app --alert Hello`"
+            ),
+            (
+                ServeCommand.Listening(host: "127.0.0.1", tlsPort: 2197, cleartextPort: nil, webPort: nil, dataDirectory: "./herald-data"),
+                "next: in another terminal, `herald tokens register --topic com.example.app` for a token, "
+                    + "then `herald send --token TOKEN --topic com.example.app --alert Hello`"
+            ),
+        ] as [(ServeCommand.Listening, String)]
+    )
+    func nextStep(listening: ServeCommand.Listening, line: String) {
+        #expect(ServeCommand.nextStep(listening) == line)
+    }
 }

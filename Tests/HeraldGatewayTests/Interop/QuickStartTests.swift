@@ -32,6 +32,19 @@ struct QuickStartTests {
             #expect(keyPath.hasPrefix(data.standardizedFileURL.path + "/keys/AuthKey_"), "\(keyLine)")
             let tlsPort = try #require(HeraldExecutableInteropTests.port(after: "https://127.0.0.1:", in: banner))
             let webPort = try #require(HeraldExecutableInteropTests.port(after: "ws://127.0.0.1:", in: banner))
+            // The banner's last line names the next commands (with --server: the ports are not the defaults here), and its
+            // inspection: link answers with the API's resources.
+            let next = try await serve.waitForOutput(deadline: .seconds(30)) { $0.hasPrefix("next: ") }
+            let nextLine =
+                "next: in another terminal, `herald device --server ws://127.0.0.1:\(webPort)/device-link --app com.example.app` "
+                + "(a simulated iPhone), then `herald send --server https://localhost:\(tlsPort) --topic com.example.app --alert Hello`"
+            #expect(next.split(separator: "\n").last.map(String.init) == nextLine, "\(next)")
+            let index = try await ExternalProcess.run(
+                "curl",
+                ["--silent", "--show-error", "--fail", "--max-time", "30", "http://127.0.0.1:\(webPort)/api/v1/"],
+                deadline: .seconds(60)
+            )
+            #expect(index.succeeded && index.stdout.contains(#"{"path":"/api/v1/devices","methods":["GET"]}"#), "\(index)")
 
             let phone = try await HeraldExecutableInteropTests.startDevice(herald, webPort: webPort, app: "com.example.app", in: directory)
             device = phone
