@@ -57,10 +57,18 @@ enum LocalDevelopment {
         return (credentials.device.id, credentials.secret, true)
     }
 
-    /// The one active device token for `topic`'s app among the data directory's devices.
+    /// The one active token of `kind` for `topic`'s app among the data directory's devices: the device token for
+    /// an alert (or any push but `liveactivity`), a push-to-start token for `event: start`, an activity token for
+    /// `update` and `end`; `activityType`, when given, narrows the activity kinds to that type.
     ///
-    /// The app is the topic without a push-type suffix (`.voip`, `.complication`, …).
-    static func onlyToken(topic: String, data: DataDirectoryOptions) async throws -> DeviceToken {
+    /// The app is the topic without a push-type suffix (`.voip`, `.push-type.liveactivity`, …). Devices are counted,
+    /// not tokens: a device with an activity type holds three kinds of token for one app.
+    static func onlyToken(
+        topic: String,
+        kind: TokenKind = .device,
+        activityType: String? = nil,
+        data: DataDirectoryOptions
+    ) async throws -> TokenRecord {
         let configuration = SQLiteStore.Configuration(dataDirectory: data.url.path)
         guard data.databaseURL != nil || FileManager.default.fileExists(atPath: configuration.databasePath) else {
             throw CLIFailure("give --token (there is no Herald data directory at \(data.dataDirectory) to find one in)")
@@ -69,12 +77,14 @@ enum LocalDevelopment {
             PushType.knownTopicSuffixes.first { topic.hasSuffix($0) && topic.count > $0.count }
             .map { String(topic.dropLast($0.count)) } ?? topic
         let store = try await openStore(data)
-        var found: [(token: DeviceToken, device: String)] = []
+        var found: [(token: TokenRecord, device: String)] = []
         do {
             for device in try await store.devices() {
                 for token in try await store.tokens(deviceID: device.id)
-                where token.bundleID == bundleID && token.unregisteredAtMilliseconds == nil {
-                    found.append((token.token, device.name))
+                where token.bundleID == bundleID && token.isActive && token.kind == kind
+                    && (activityType == nil || token.activityType == activityType)
+                {
+                    found.append((token, device.name))
                 }
             }
         } catch {
@@ -82,14 +92,56 @@ enum LocalDevelopment {
             throw error
         }
         await store.shutdown()
-        switch found.count {
-        case 1:
+        return try TokenChoice(bundleID: bundleID, kind: kind, activityType: activityType).only(found)
+    }
+}
+
+/// What `herald send` looks for when it is given no `--token`, and what it says when there is not exactly one.
+struct TokenChoice {
+    var bundleID: String
+    var kind: TokenKind
+    var activityType: String?
+
+    /// The one token found; one line saying what to do for none, or for several.
+    func only(_ found: [(token: TokenRecord, device: String)]) throws -> TokenRecord {
+        var seen: Set<String> = []
+        let devices = found.filter { seen.insert($0.token.deviceID ?? $0.device).inserted }.map(\.device)
+        switch (found.count, devices.count) {
+        case (1, _):
             return found[0].token
-        case 0:
-            throw CLIFailure("no device has \(bundleID) (run `herald device --app \(bundleID)`), or give --token")
+        case (0, _):
+            throw CLIFailure("no device has \(what) (\(hint)), or give --token")
+        case (_, 1):
+            let several =
+                switch kind {
+                case .pushToStart:
+                    "\(found.count) push-to-start tokens of \(bundleID) (\(found.compactMap(\.token.activityType).joined(separator: ", "))): "
+                        + "give --attributes-type or --token"
+                case .activity: "\(found.count) Live Activities of \(bundleID): give --token"
+                default: "\(found.count) tokens of \(bundleID): give --token"
+                }
+            throw CLIFailure("\(devices[0]) has \(several) (see `herald devices list`)")
         default:
-            let names = found.map(\.device).joined(separator: ", ")
-            throw CLIFailure("\(found.count) devices have \(bundleID) (\(names)): give --token (see `herald devices list`)")
+            throw CLIFailure("\(devices.count) devices have \(what) (\(devices.joined(separator: ", "))): give --token (see `herald devices list`)")
+        }
+    }
+
+    /// What is looked for, in words.
+    private var what: String {
+        let type = activityType.map { " for \($0)" } ?? ""
+        switch kind {
+        case .pushToStart: return "a push-to-start token of \(bundleID)\(type)"
+        case .activity: return "a Live Activity of \(bundleID)\(type)"
+        default: return bundleID
+        }
+    }
+
+    /// How to make one.
+    private var hint: String {
+        switch kind {
+        case .pushToStart: return "run `herald device --manifest FILE` with an activity type for it, docs/device-manifest.md"
+        case .activity: return "start one with `herald send --event start`"
+        default: return "run `herald device --app \(bundleID)`"
         }
     }
 }

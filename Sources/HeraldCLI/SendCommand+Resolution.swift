@@ -18,6 +18,9 @@ struct SendPlan {
     var repeatCount: Int
     var rate: Double?
     var json: Bool
+    /// A broadcast without `--expiration`: its `apns-expiration` follows the channel's storage policy, read first
+    /// (``SendCommand/broadcastExpiration(policy:now:)``).
+    var expirationFollowsChannel = false
 
     /// The push to a device; `nil` for a broadcast.
     var request: APNSRequest? {
@@ -42,7 +45,14 @@ extension SendCommand {
         if let rate, !(rate > 0 && rate.isFinite) { throw CLIFailure("--rate must be a positive number of notifications per second") }
         let endpoint = try connection.endpoint()
 
-        let file = try resolvePayload(now: now)
+        var file = try resolvePayload(now: now)
+        if broadcast == nil {
+            // Why: a start without these members is dropped by the device (`missing-alert`, …) after a `200`.
+            let missing = liveActivity.missingForStart(alert: alert != nil, typeKnown: token == nil)
+            if !missing.isEmpty {
+                throw CLIFailure("--event start needs \(missing.joined(separator: ", ")): a device drops a start without them")
+            }
+        }
         let authentication = try await connection.authentication(data: data)
         let topic = topic ?? file.targetBundle
         if topic == nil, case .token = authentication {
@@ -51,7 +61,9 @@ extension SendCommand {
         let configuration = connection.configuration(endpoint: endpoint, authentication: authentication, data: data)
         if let broadcast {
             let request = try resolveBroadcast(channelID: broadcast, topic: topic, payload: file.payload, now: now)
-            return SendPlan(target: .broadcast(request), configuration: configuration, repeatCount: repeatCount, rate: rate, json: json)
+            var plan = SendPlan(target: .broadcast(request), configuration: configuration, repeatCount: repeatCount, rate: rate, json: json)
+            plan.expirationFollowsChannel = expiration == nil
+            return plan
         }
         let pushType = pushType.map(PushType.init(rawValue:)) ?? Self.defaultPushType(for: file.object)
         let priority = priority.map(APNSPriority.init(rawValue:)) ?? (pushType == .background ? .powerConsiderate : nil)
@@ -60,7 +72,13 @@ extension SendCommand {
             deviceToken = token
         } else {
             guard let topic else { throw CLIFailure("give --token, or --topic to send to the only device with that app") }
-            deviceToken = try await LocalDevelopment.onlyToken(topic: topic, data: data).hex
+            let kind = Self.tokenKind(pushType: pushType, payload: file.object)
+            let activityType = kind.isActivityKind ? file.object["aps"]?.objectValue?["attributes-type"]?.stringValue : nil
+            let found = try await LocalDevelopment.onlyToken(topic: topic, kind: kind, activityType: activityType, data: data)
+            deviceToken = found.token.hex
+            if kind == .pushToStart, liveActivity.event != nil, activityType == nil, let type = found.activityType {
+                file = try resolvePayload(now: now, attributesType: type)
+            }
         }
         let request = APNSRequest(
             deviceToken: deviceToken,
@@ -76,7 +94,8 @@ extension SendCommand {
     }
 
     /// `--broadcast CHANNEL`: the app is --topic's bundle id (less a `.push-type.liveactivity` suffix); push type
-    /// liveactivity, priority 10 and expiration 0 unless given, as Apple asks.
+    /// liveactivity, priority 10 and expiration 0 unless given, as Apple asks (without `--expiration`, `run` sets the
+    /// expiration by the channel's storage policy before sending).
     func resolveBroadcast(channelID: String, topic: String?, payload: [UInt8], now: Date) throws -> APNSBroadcastRequest {
         guard token == nil else { throw CLIFailure("give --token or --broadcast, not both") }
         guard repeatCount == 1 else { throw CLIFailure("--repeat is for pushes to a device, not --broadcast") }
@@ -97,9 +116,12 @@ extension SendCommand {
     /// The one payload source given, parsed; a `"Simulator Target Bundle"` member is taken out of any of them.
     ///
     /// - Parameter now: the Live Activity payload's timestamp.
-    func resolvePayload(now: Date) throws -> APNSFile {
-        let liveActivityPayload = try liveActivity.payload(now: now)
-        let sources = [apnsFile, payload, payloadFile, alert, liveActivity.event].compactMap { $0 }
+    /// - Parameter attributesType: with `--event start`, `aps.attributes-type` when `--attributes-type` is not given.
+    func resolvePayload(now: Date, attributesType: String? = nil) throws -> APNSFile {
+        let liveActivityPayload = try liveActivity.payload(now: now, alert: alert, attributesType: attributesType)
+        // With --event, --alert is the Live Activity's alert, not a payload of its own.
+        let alertSource = liveActivity.event == nil ? alert : nil
+        let sources = [apnsFile, payload, payloadFile, alertSource, liveActivity.event].compactMap { $0 }
         guard sources.count == 1 else {
             throw CLIFailure(
                 sources.isEmpty
@@ -126,6 +148,18 @@ extension SendCommand {
         }
     }
 
+    /// How long a broadcast sent without `--expiration` is kept on a channel that keeps its most recent message:
+    /// Apple keeps it "up to 8 hours", as Herald does by default (docs/broadcast.md, "Storage policy 1").
+    static let keptBroadcastSeconds: Int64 = 8 * 3600
+
+    /// `apns-expiration` for a broadcast sent without `--expiration`: now plus ``keptBroadcastSeconds`` on a channel
+    /// with storage policy 1, so that the message is kept for devices that subscribe later (0 would forget it); 0 on a
+    /// channel with policy 0 (which takes only 0), or when the server did not say (`nil`: another server, an unknown
+    /// channel, which the broadcast's own answer then reports).
+    static func broadcastExpiration(policy: APNSMessageStoragePolicy?, now: Date) -> Int64 {
+        policy == .mostRecentMessageStored ? Int64(now.timeIntervalSince1970) + keptBroadcastSeconds : 0
+    }
+
     /// `--expiration`: epoch seconds, `0`, or `+SECONDS` from `now`.
     func resolveExpiration(now: Date) throws -> Int64? {
         guard let expiration else { return nil }
@@ -145,6 +179,13 @@ extension SendCommand {
         }
         guard let seconds = Int64(text), seconds >= 0 else { return nil }
         return seconds
+    }
+
+    /// The kind of token a push needs (spec §A.11): a push-to-start token for a `liveactivity` push with
+    /// `event: start`, an activity token for another `liveactivity` push, the app's device token for the rest.
+    static func tokenKind(pushType: PushType, payload: JSONObject) -> TokenKind {
+        guard pushType == .liveactivity else { return .device }
+        return payload["aps"]?.objectValue?["event"]?.stringValue == "start" ? .pushToStart : .activity
     }
 
     /// `liveactivity` for a payload whose `aps` has an `event` (a Live Activity's start, update or end);

@@ -14,8 +14,9 @@ struct SendCommand: AsyncParsableCommand {
             given; the server answers for them.
 
             --broadcast CHANNEL sends to the Live Activities subscribed to a channel (`herald channels create`) of the \
-            app --topic names, instead of to a device: push type liveactivity, priority 10 and expiration 0 unless \
-            given.
+            app --topic names, instead of to a device: push type liveactivity and priority 10 unless given; without \
+            --expiration, the channel's storage policy is read first and the expiration keeps the message for 8 hours \
+            on a channel that keeps one (policy 1), 0 on one that keeps none.
 
             Authentication: --key-file/--key-id/--team-id (token), or --cert/--cert-key (certificate). With \
             neither, the one key `herald keys generate` kept in <data-dir>/keys is used, with the team id the data \
@@ -44,7 +45,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(name: .customLong("payload-file"), help: "A file with the JSON payload (a .apns file works too).")
     var payloadFile: String?
 
-    @Option(help: "Send {\"aps\":{\"alert\":\"<text>\"}}.")
+    @Option(help: "Send {\"aps\":{\"alert\":\"<text>\"}}; with --event, the Live Activity's alert body.")
     var alert: String?
 
     @Option(help: "apns-topic: the app's bundle id (default: the payload's Simulator Target Bundle).")
@@ -59,7 +60,10 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "apns-priority: 10, 5 or 1 (default: none, which means 10; 5 for background; 10 for --broadcast).")
     var priority: Int?
 
-    @Option(help: "apns-expiration: seconds since the epoch, 0 for now-or-never, or +SECONDS from now (default: none; 0 for --broadcast).")
+    @Option(
+        help:
+            "apns-expiration: seconds since the epoch, 0 for now-or-never, or +SECONDS from now (default: none; for --broadcast, +28800 on a channel that keeps its message, else 0)."
+    )
     var expiration: String?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
@@ -96,7 +100,11 @@ struct SendCommand: AsyncParsableCommand {
                     let response = try await client.send(request)
                     print(plan.json ? SendOutput.jsonLine(response) : SendOutput.line(response))
                     return response.isAccepted
-                case .broadcast(let request):
+                case .broadcast(var request):
+                    if plan.expirationFollowsChannel {
+                        let channel = try? await client.channel(bundleID: request.bundleID, channelID: request.channelID)
+                        request.expiration = Self.broadcastExpiration(policy: channel?.configuration?.storagePolicy, now: Date())
+                    }
                     let response = try await client.broadcast(request)
                     print(plan.json ? SendOutput.jsonLine(response) : SendOutput.line(response))
                     return response.status == 200

@@ -113,9 +113,9 @@ struct LocalDevelopmentTests {
             let store = try await openStore(data)
             let registration = try await store.registerAppToken(deviceID: phone.id, bundleID: "com.example.app", environment: .sandbox)
             await store.shutdown()
-            #expect(try await LocalDevelopment.onlyToken(topic: "com.example.app", data: data) == registration.token.token)
+            #expect(try await LocalDevelopment.onlyToken(topic: "com.example.app", data: data).token == registration.token.token)
             // The VoIP topic names the same app.
-            #expect(try await LocalDevelopment.onlyToken(topic: "com.example.app.voip", data: data) == registration.token.token)
+            #expect(try await LocalDevelopment.onlyToken(topic: "com.example.app.voip", data: data).token == registration.token.token)
 
             let tablet = try await LocalDevelopment.deviceCredentials(name: "tablet", data: data)
             let again = try await openStore(data)
@@ -123,6 +123,72 @@ struct LocalDevelopmentTests {
             await again.shutdown()
             await #expect(throws: CLIFailure("2 devices have com.example.app (phone, tablet): give --token (see `herald devices list`)")) {
                 _ = try await LocalDevelopment.onlyToken(topic: "com.example.app", data: data)
+            }
+        }
+    }
+
+    @Test("send without --token on a device with an activity type: counts devices, picks the token by kind and type")
+    func onlyTokenByKind() async throws {
+        try await Self.withData { data in
+            let phone = try await LocalDevelopment.deviceCredentials(name: "la-phone", data: data)
+            let app = "com.example.delivery"
+            let topic = "com.example.delivery.push-type.liveactivity"
+            func activityToken(_ kind: TokenKind, _ type: String, _ byte: String) throws -> ActivityTokenRequest {
+                let token = try #require(DeviceToken(hex: String(repeating: byte, count: 32)))
+                return ActivityTokenRequest(deviceID: phone.id, bundleID: app, environment: .sandbox, kind: kind, token: token, activityType: type)
+            }
+            let store = try await openStore(data)
+            let device = try await store.registerAppToken(deviceID: phone.id, bundleID: app, environment: .sandbox).token.token
+            _ = try await store.registerActivityToken(try activityToken(.pushToStart, "DeliveryAttributes", "a1"), limit: 64)
+            await store.shutdown()
+            await #expect(throws: CLIFailure("no device has a Live Activity of \(app) (start one with `herald send --event start`), or give --token"))
+            {
+                _ = try await LocalDevelopment.onlyToken(topic: topic, kind: .activity, data: data)
+            }
+            let again = try await openStore(data)
+            _ = try await again.registerActivityToken(try activityToken(.activity, "DeliveryAttributes", "b2"), limit: 64)
+            await again.shutdown()
+
+            // One device with three kinds of token is one device: each kind has one.
+            #expect(try await LocalDevelopment.onlyToken(topic: app, data: data).token == device)
+            let start = try await LocalDevelopment.onlyToken(topic: topic, kind: .pushToStart, data: data)
+            #expect(start.token.hex == String(repeating: "a1", count: 32) && start.activityType == "DeliveryAttributes")
+            #expect(try await LocalDevelopment.onlyToken(topic: topic, kind: .activity, data: data).token.hex == String(repeating: "b2", count: 32))
+            await #expect(
+                throws: CLIFailure(
+                    "no device has a push-to-start token of \(app) for GameAttributes (run `herald device --manifest FILE` with an activity type for it, docs/device-manifest.md), or give --token"
+                )
+            ) {
+                _ = try await LocalDevelopment.onlyToken(topic: topic, kind: .pushToStart, activityType: "GameAttributes", data: data)
+            }
+
+            // A second activity type and a second activity on the same device: one device, several tokens of the kind.
+            let third = try await openStore(data)
+            _ = try await third.registerActivityToken(try activityToken(.pushToStart, "GameAttributes", "c3"), limit: 64)
+            _ = try await third.registerActivityToken(try activityToken(.activity, "DeliveryAttributes", "d4"), limit: 64)
+            await third.shutdown()
+            await #expect(
+                throws: CLIFailure(
+                    "la-phone has 2 push-to-start tokens of \(app) (DeliveryAttributes, GameAttributes): give --attributes-type or --token (see `herald devices list`)"
+                )
+            ) {
+                _ = try await LocalDevelopment.onlyToken(topic: topic, kind: .pushToStart, data: data)
+            }
+            #expect(
+                try await LocalDevelopment.onlyToken(topic: topic, kind: .pushToStart, activityType: "GameAttributes", data: data).token.hex
+                    == String(repeating: "c3", count: 32)
+            )
+            await #expect(throws: CLIFailure("la-phone has 2 Live Activities of \(app): give --token (see `herald devices list`)")) {
+                _ = try await LocalDevelopment.onlyToken(topic: topic, kind: .activity, data: data)
+            }
+
+            // Two devices: counted once each.
+            let tablet = try await LocalDevelopment.deviceCredentials(name: "tablet", data: data)
+            let fourth = try await openStore(data)
+            _ = try await fourth.registerAppToken(deviceID: tablet.id, bundleID: app, environment: .sandbox)
+            await fourth.shutdown()
+            await #expect(throws: CLIFailure("2 devices have \(app) (la-phone, tablet): give --token (see `herald devices list`)")) {
+                _ = try await LocalDevelopment.onlyToken(topic: app, data: data)
             }
         }
     }
