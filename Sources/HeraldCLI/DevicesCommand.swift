@@ -41,9 +41,11 @@ struct DevicesCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List devices, oldest first, with their tokens per app.")
+        static let configuration = CommandConfiguration(
+            abstract: "List devices, oldest first, with their active tokens: each app's device token, then its Live Activity tokens."
+        )
         @OptionGroup var data: DataDirectoryOptions
-        @Flag(help: "One JSON object per device and line: id, name, createdAt, tokens.") var json = false
+        @Flag(help: "One JSON object per device and line: id, name, createdAt, tokens (every one, with kind and activityType).") var json = false
 
         func run() async throws {
             try await reportingErrors {
@@ -69,7 +71,8 @@ struct DevicesCommand: AsyncParsableCommand {
             }
         }
 
-        /// The device as the inspection API shows it (without `online`, which only the server knows).
+        /// The device as the inspection API shows it (without `online`, which only the server knows): every token,
+        /// active or not, with its kind and activity type.
         static func jsonObject(_ device: DeviceRecord, _ tokens: [TokenRecord]) -> [String: Any] {
             [
                 "id": device.id, "name": device.name, "createdAt": device.createdAtMilliseconds,
@@ -78,12 +81,18 @@ struct DevicesCommand: AsyncParsableCommand {
                         "token": token.token.hex, "bundleID": token.bundleID, "environment": token.environment.rawValue,
                         "registeredAt": token.registeredAtMilliseconds,
                         "unregisteredAt": OutputFormat.nullable(token.unregisteredAtMilliseconds),
+                        "kind": token.kind.rawValue, "activityType": OutputFormat.nullable(token.activityType),
                     ]
                 },
             ]
         }
 
-        /// One line per app (bundle id and environment): its active token, and how many it was issued.
+        /// One line per active token, `<bundle id>  <environment>  <token>  <kind>[  <activity type>]`, each app's
+        /// together: its device token first, then its push-to-start tokens, then its activities' tokens. An app with
+        /// no active token is one line saying so, with how many it was issued.
+        ///
+        /// Why the device token first, in the third column: the README's recipe takes the third word of an app's
+        /// first line (`awk '$1 == "com.example.app" { print $3; exit }'`), and an alert needs the device token.
         static func appLines(_ tokens: [TokenRecord]) -> [String] {
             var apps: [String: [TokenRecord]] = [:]
             var order: [String] = []
@@ -92,10 +101,18 @@ struct DevicesCommand: AsyncParsableCommand {
                 if apps[app] == nil { order.append(app) }
                 apps[app, default: []].append(token)
             }
-            return order.map { app in
+            let kinds: [TokenKind] = [.device, .pushToStart, .activity]
+            return order.flatMap { app -> [String] in
                 let issued = apps[app] ?? []
-                let active = issued.last(where: \.isActive).map(\.token.hex) ?? "no active token"
-                return "\(app)  \(active)  (\(issued.count) issued)"
+                let active = issued.filter(\.isActive)
+                guard !active.isEmpty else { return ["\(app)  no active token  (\(issued.count) issued)"] }
+                let ranked = active.enumerated().sorted { left, right in
+                    let rank = (kinds.firstIndex(of: left.element.kind) ?? kinds.count, kinds.firstIndex(of: right.element.kind) ?? kinds.count)
+                    return rank.0 != rank.1 ? rank.0 < rank.1 : left.offset < right.offset
+                }
+                return ranked.map { _, token in
+                    "\(app)  \(token.token.hex)  \(token.kind.rawValue)" + (token.activityType.map { "  \($0)" } ?? "")
+                }
             }
         }
     }
