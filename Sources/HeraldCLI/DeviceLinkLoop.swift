@@ -62,6 +62,7 @@ extension DeviceOutput {
         case .channelSubscription(let subscription, let subscribed):
             let what = subscribed ? "subscribed to" : "unsubscribed from"
             status("\(subscription.bundleID) \(what) channel \(subscription.channelID)")
+        case .activityToken(let token, let registered): activityToken(token, registered: registered)
         case .report(let report): self.report(report)
         case .serverError(let error): status("server error \(error.code): \(error.message)")
         case .interacted(let interaction, let error):

@@ -31,6 +31,20 @@ struct DeviceOutput: Sendable {
         )
     }
 
+    /// A Live Activity token the server registered (a type's push-to-start token, a new activity's token) or retired,
+    /// as the app token's line with the kind and activity type after the token.
+    func activityToken(_ token: SimulatedActivityToken, registered: Bool) {
+        let environment = token.environment.rawValue
+        let kind = token.kind.rawValue
+        line(
+            text: "token \(token.bundleID) \(environment) \(token.token.hex) \(kind) \(token.activityType)\(registered ? "" : " (retired)")",
+            json: [
+                "event": registered ? "activityToken" : "activityTokenRetired", "bundleID": token.bundleID, "environment": environment,
+                "token": token.token.hex, "kind": kind, "activityType": token.activityType,
+            ]
+        )
+    }
+
     func notification(_ notification: DeviceLinkNotification) {
         let payloadText = String(decoding: notification.payload, as: UTF8.self)
         var object: [String: Any] = [

@@ -169,6 +169,7 @@ extension LinkedDevice {
                     environment: token.environment
                 )
                 state.withLock { $0.activityTokens[token.token] = token }
+                onEvent(.activityToken(token, registered: true))
             } catch let error as DeviceLinkError {
                 onEvent(.serverError(error))
             } catch {
@@ -176,7 +177,7 @@ extension LinkedDevice {
             }
         }
         let live = Set(current.map(\.token))
-        for token in registered.keys where !live.contains(token) {
+        for (token, retired) in registered where !live.contains(token) {
             do {
                 _ = try await client.retireActivityToken(token)
             } catch let error as DeviceLinkError where error.code != .notRegistered {
@@ -188,6 +189,7 @@ extension LinkedDevice {
                 return
             }
             state.withLock { $0.activityTokens[token] = nil }
+            onEvent(.activityToken(retired, registered: false))
         }
     }
 

@@ -138,6 +138,9 @@ public enum LinkedDeviceEvent: Sendable {
     case broadcast(DeviceLinkBroadcast)
     /// The server subscribed the device's app to a channel (`true`) or ended the subscription (`false`).
     case channelSubscription(SimulatedChannelSubscription, subscribed: Bool)
+    /// The server registered a Live Activity token of the device (`true`: a type's push-to-start token, a new activity's
+    /// token) or retired one (`false`: an activity dismissed, a push-to-start token rotated).
+    case activityToken(SimulatedActivityToken, registered: Bool)
     /// What the device did with a notification or an interaction (also sent on the link when it names one).
     case report(DeviceReport)
     /// The server sent an error frame.

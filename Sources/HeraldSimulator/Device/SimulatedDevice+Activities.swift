@@ -19,6 +19,15 @@ public struct SimulatedActivityToken: Sendable, Hashable {
     public var activityType: String
     /// The token.
     public var token: DeviceToken
+
+    /// Creates one.
+    public init(bundleID: String, environment: APNSEnvironment, kind: TokenKind, activityType: String, token: DeviceToken) {
+        self.bundleID = bundleID
+        self.environment = environment
+        self.kind = kind
+        self.activityType = activityType
+        self.token = token
+    }
 }
 
 /// A broadcast channel an app's Live Activities follow, as the device's host subscribes to it.
