@@ -117,7 +117,7 @@ struct TokenChoice {
                 case .pushToStart:
                     "\(found.count) push-to-start tokens of \(bundleID) (\(found.compactMap(\.token.activityType).joined(separator: ", "))): "
                         + "give --attributes-type or --token"
-                case .activity: "\(found.count) Live Activities of \(bundleID): give --token"
+                case .activity: "\(found.count) activity tokens of \(bundleID): give --token"
                 default: "\(found.count) tokens of \(bundleID): give --token"
                 }
             throw CLIFailure("\(devices[0]) has \(several) (see `herald devices list`)")
@@ -131,7 +131,7 @@ struct TokenChoice {
         let type = activityType.map { " for \($0)" } ?? ""
         switch kind {
         case .pushToStart: return "a push-to-start token of \(bundleID)\(type)"
-        case .activity: return "a Live Activity of \(bundleID)\(type)"
+        case .activity: return "an activity token of \(bundleID)\(type)"
         default: return bundleID
         }
     }
@@ -140,7 +140,7 @@ struct TokenChoice {
     private var hint: String {
         switch kind {
         case .pushToStart: return "run `herald device --manifest FILE` with an activity type for it, docs/device-manifest.md"
-        case .activity: return "start one with `herald send --event start`"
+        case .activity: return "start an activity with `herald send --event start … --input-push-token`"
         default: return "run `herald device --app \(bundleID)`"
         }
     }

@@ -141,8 +141,11 @@ struct LocalDevelopmentTests {
             let device = try await store.registerAppToken(deviceID: phone.id, bundleID: app, environment: .sandbox).token.token
             _ = try await store.registerActivityToken(try activityToken(.pushToStart, "DeliveryAttributes", "a1"), limit: 64)
             await store.shutdown()
-            await #expect(throws: CLIFailure("no device has a Live Activity of \(app) (start one with `herald send --event start`), or give --token"))
-            {
+            await #expect(
+                throws: CLIFailure(
+                    "no device has an activity token of \(app) (start an activity with `herald send --event start … --input-push-token`), or give --token"
+                )
+            ) {
                 _ = try await LocalDevelopment.onlyToken(topic: topic, kind: .activity, data: data)
             }
             let again = try await openStore(data)
@@ -178,7 +181,7 @@ struct LocalDevelopmentTests {
                 try await LocalDevelopment.onlyToken(topic: topic, kind: .pushToStart, activityType: "GameAttributes", data: data).token.hex
                     == String(repeating: "c3", count: 32)
             )
-            await #expect(throws: CLIFailure("la-phone has 2 Live Activities of \(app): give --token (see `herald devices list`)")) {
+            await #expect(throws: CLIFailure("la-phone has 2 activity tokens of \(app): give --token (see `herald devices list`)")) {
                 _ = try await LocalDevelopment.onlyToken(topic: topic, kind: .activity, data: data)
             }
 
