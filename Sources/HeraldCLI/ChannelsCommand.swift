@@ -26,7 +26,7 @@ struct ChannelsCommand: AsyncParsableCommand {
         @Argument(help: "The app's bundle id, e.g. com.example.app.") var bundleID: String
         @Option(
             name: .customLong("storage-policy"),
-            help: "1: keep the most recent broadcast for devices that connect later; 0: keep none (broadcasts need --expiration 0)."
+            help: "1: keep the most recent broadcast for devices that subscribe later (send --broadcast keeps it 8 hours); 0: keep none."
         )
         var storagePolicy = 1
         @OptionGroup var options: ChannelRequestOptions
