@@ -7,10 +7,16 @@ import HeraldStore
 struct TraceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trace",
-        abstract: "Print a notification and its delivery trace (accepted, stored, sent, acknowledged, device reports…)."
+        abstract: "Print a notification and its delivery trace (accepted, stored, sent, acknowledged, device reports…).",
+        discussion: """
+            The trace is read from the data directory's store, with the fault rules' events (docs/faults.md) from the \
+            running server's web port (--server): a request a fault rule answered with an error is not stored, and the \
+            server keeps its trace in memory.
+            """
     )
 
     @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var web: FaultsCommand.WebPortOptions
     @Argument(help: "The notification's apns-id (a UUID; case does not matter).") var apnsID: String
     @Flag(help: "Print one JSON object: the notification, as the inspection API shows it, with its trace.") var json = false
 
@@ -32,7 +38,19 @@ struct TraceCommand: AsyncParsableCommand {
                 throw error
             }
             await store.shutdown()
-            guard let (stored, events) = found else { throw CLIFailure("no notification with apns-id \(apnsID)") }
+            let faults = await Self.faultEvents(id, web: web)
+            guard let (stored, storedEvents) = found else {
+                guard !faults.isEmpty else { throw CLIFailure("no notification with apns-id \(apnsID)") }
+                // Answered by a fault rule: no notification, only the server's `fault` events.
+                if json {
+                    print(try OutputFormat.jsonLine(["apnsID": id.text, "trace": faults.map(Self.jsonObject)]))
+                } else {
+                    print("\(id.text)  not accepted: a fault rule answered (no notification is stored)")
+                    for event in faults { print("  " + Self.line(event)) }
+                }
+                return
+            }
+            let events = Self.merged(storedEvents, faults)
             if json {
                 print(try OutputFormat.jsonLine(Self.jsonObject(stored, events)))
             } else {
@@ -58,7 +76,37 @@ struct TraceCommand: AsyncParsableCommand {
         guard let detail = event.detailJSON else { return "\(time)  \(event.kind.rawValue)" }
         // Kinds padded to the longest one the engine writes ("acknowledged"), so details line up.
         let kind = event.kind.rawValue.padding(toLength: max(event.kind.rawValue.count, 12), withPad: " ", startingAt: 0)
-        return "\(time)  \(kind)  \(detail)"
+        return "\(time)  \(kind)  \(TraceDetail.readable(detail))"
+    }
+
+    /// The store's events and the server's `fault` events, by time (a fault first at the same time), as the
+    /// inspection API merges them.
+    static func merged(_ stored: [TraceEvent], _ faults: [TraceEvent]) -> [TraceEvent] {
+        guard !faults.isEmpty else { return stored }
+        return (faults.map { (event: $0, rank: 0) } + stored.map { (event: $0, rank: 1) })
+            .enumerated()
+            .sorted { ($0.element.event.atMilliseconds, $0.element.rank, $0.offset) < ($1.element.event.atMilliseconds, $1.element.rank, $1.offset) }
+            .map(\.element.event)
+    }
+
+    /// The `fault` events of the running server's trace of `id` (`GET /api/v1/notifications/{id}/trace`), their details
+    /// in the server's order: none when no server answers there, or it has none.
+    static func faultEvents(_ id: NotificationID, web: FaultsCommand.WebPortOptions) async -> [TraceEvent] {
+        guard let (status, body) = try? await FaultsAPIClient(options: web).exchange("GET", "/api/v1/notifications/\(id.text)/trace"),
+            status == 200, let trace = (try? JSONParser.parse(body))?.objectValue?["trace"]?.arrayValue
+        else { return [] }
+        return trace.compactMap { event in
+            guard let object = event.objectValue, object["kind"]?.stringValue == TraceEventKind.fault.rawValue,
+                let at = object["at"]?.intValue
+            else { return nil }
+            let detail = object["detail"].flatMap { $0 == .null ? nil : TraceDetail.json($0) }
+            return TraceEvent(id: 0, notificationKey: id.key, atMilliseconds: Int64(at), kind: .fault, detailJSON: detail)
+        }
+    }
+
+    /// One event as the inspection API writes it: `{"at", "kind", "detail"}`.
+    static func jsonObject(_ event: TraceEvent) -> [String: Any] {
+        ["at": event.atMilliseconds, "kind": event.kind.rawValue, "detail": OutputFormat.embeddedJSON(event.detailJSON)]
     }
 
     /// The notification as `GET /api/v1/notifications/{apnsID}` shows it, with `trace`.
@@ -70,9 +118,7 @@ struct TraceCommand: AsyncParsableCommand {
             "expiration": OutputFormat.nullable(n.expiration), "collapseID": OutputFormat.nullable(n.collapseID),
             "acceptedAt": n.acceptedAtMilliseconds, "state": stored.state.rawValue,
             "payload": OutputFormat.embeddedJSON(String(decoding: n.payload, as: UTF8.self)),
-            "trace": events.map { event -> [String: Any] in
-                ["at": event.atMilliseconds, "kind": event.kind.rawValue, "detail": OutputFormat.embeddedJSON(event.detailJSON)]
-            },
+            "trace": events.map(jsonObject),
         ]
     }
 }
