@@ -48,7 +48,9 @@ struct FaultsCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the rules in force, with what each has done.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the rules, with what each has done and its window (spent and expired rules too, until cleared)."
+        )
         @OptionGroup var web: WebPortOptions
         @Flag(help: "One JSON object per line.") var json = false
 
@@ -118,17 +120,46 @@ struct FaultsCommand: AsyncParsableCommand {
         var tally = "applied \(rule["applied"] as? Int ?? 0)"
         if let remaining = rule["remaining"] as? Int { tally += ", \(remaining) left" }
         parts.append(tally)
+        if let window = window(of: rule) { parts.append(window) }
         return parts.joined(separator: "  ")
+    }
+
+    /// The rule's window and state: `until 2026-…Z`, `expired 2026-…Z` (an `apns-outage` that is over),
+    /// `from 2026-…Z (pending)`, `spent`; `nil` for a rule in force without a window.
+    static func window(of rule: [String: Any]) -> String? {
+        let from = (rule["from"] as? NSNumber).map { OutputFormat.iso8601(milliseconds: $0.int64Value) }
+        let until = (rule["until"] as? NSNumber).map { OutputFormat.iso8601(milliseconds: $0.int64Value) }
+        switch rule["state"] as? String {
+        case "expired": return "expired " + (until ?? "")
+        case "spent": return "spent"
+        case "pending": return ["from \(from ?? "")", until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ") + " (pending)"
+        default: return until.map { "until \($0)" }
+        }
     }
 }
 
-/// The web port's `/api/v1/faults`, over HTTP/1.1.
+/// The web port's `/api/v1/faults` (and the inspection API's traces, for `herald trace`), over HTTP/1.1.
 struct FaultsAPIClient {
     let options: FaultsCommand.WebPortOptions
 
     /// Sends a request; returns the JSON object of the answer (empty for `204`), or throws a one-line failure with
     /// the server's `error`.
     func send(_ method: String, _ path: String, body: Data? = nil, expecting status: Int) async throws -> [String: Any] {
+        let (code, data) = try await exchange(method, path, body: body)
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        guard code == status else {
+            let message = object?["error"] as? String ?? String(decoding: data.prefix(200), as: UTF8.self)
+            throw CLIFailure("\(method) \(path): \(code) \(message)")
+        }
+        return object ?? [:]
+    }
+
+    /// Sends a request; returns the status and the body as received, or throws a one-line failure when no server
+    /// answers.
+    ///
+    /// Why a client of its own: the shared one retries a refused connection until the request's deadline, so that
+    /// "no server there" took 30 s to say.
+    func exchange(_ method: String, _ path: String, body: Data? = nil) async throws -> (status: Int, body: Data) {
         let base = options.server.hasSuffix("/") ? String(options.server.dropLast()) : options.server
         guard let url = URL(string: base + path), let scheme = url.scheme, ["http", "https"].contains(scheme) else {
             throw CLIFailure("--server \(options.server) is not an http:// or https:// URL")
@@ -140,20 +171,18 @@ struct FaultsAPIClient {
             request.body = .bytes(ByteBuffer(bytes: body))
             request.headers.add(name: "content-type", value: "application/json")
         }
-        let data: Data
-        let code: Int
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-            code = Int(response.status.code)
-            data = Data(try await response.body.collect(upTo: 4 << 20).readableBytesView)
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let data = Data(try await response.body.collect(upTo: 4 << 20).readableBytesView)
+            try? await client.shutdown()
+            return (Int(response.status.code), data)
         } catch {
+            try? await client.shutdown()
             throw CLIFailure("no Herald web port at \(base) (\(ConnectionFailure.text(error))); is `herald serve` running? (--server)")
         }
-        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        guard code == status else {
-            let message = object?["error"] as? String ?? String(decoding: data.prefix(200), as: UTF8.self)
-            throw CLIFailure("\(method) \(path): \(code) \(message)")
-        }
-        return object ?? [:]
     }
 }

@@ -25,7 +25,10 @@ public struct FaultsAPI: Sendable {
     /// Adds its routes to the web port's.
     public func addRoutes(to routes: inout WebRoutes) {
         routes.post("/api/v1/faults") { request in try add(request) }
-        routes.get("/api/v1/faults") { _ in .json(try Self.json(["faults": faults.entries.map(\.jsonObject)])) }
+        routes.get("/api/v1/faults") { [clock] _ in
+            let now = clock.nowMilliseconds()
+            return .json(try Self.json(["faults": faults.entries.map { $0.jsonObject(nowMilliseconds: now) }]))
+        }
         routes.on(.delete, "/api/v1/faults") { _ in .json(try Self.json(["removed": faults.removeAll()])) }
         routes.on(.delete, "/api/v1/faults/{id}") { request in
             let id = request.parameters["id"] ?? ""
@@ -44,7 +47,7 @@ public struct FaultsAPI: Sendable {
         } catch {
             throw WebError.badRequest(error.message)
         }
-        return .json(status: 201, try Self.json(added.jsonObject))
+        return .json(status: 201, try Self.json(added.jsonObject(nowMilliseconds: clock.nowMilliseconds())))
     }
 
     private static func json(_ object: Any) throws -> [UInt8] {

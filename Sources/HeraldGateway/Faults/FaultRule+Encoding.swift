@@ -51,11 +51,38 @@ extension FaultRule {
 }
 
 extension FaultTable.Entry {
+    /// Where a rule stands at a time (docs/faults.md, "Listing rules").
+    public enum State: String, Sendable {
+        /// Before its `from`: it applies to nothing yet.
+        case pending
+        /// It may apply to the next request.
+        case inForce = "in-force"
+        /// Its `count` is used up; it stays listed until it is removed.
+        case spent
+        /// Past its `until` (an `apns-outage` that is over); it stays listed until it is removed.
+        case expired
+    }
+
+    /// The rule's state at `nowMilliseconds`, as ``FaultTable/hit(for:nowMilliseconds:)`` decides it.
+    public func state(atMilliseconds nowMilliseconds: Int64) -> State {
+        if let until = rule.untilMilliseconds, nowMilliseconds >= until { return .expired }
+        if remaining == 0 { return .spent }
+        if let from = rule.fromMilliseconds, nowMilliseconds < from { return .pending }
+        return .inForce
+    }
+
     /// The rule's JSON with what it has done: `applied` (requests it applied to) and `remaining` (`null`: no limit).
     public var jsonObject: [String: Any] {
         var object = rule.jsonObject
         object["applied"] = failed
         object["remaining"] = remaining.map { $0 as Any } ?? NSNull()
+        return object
+    }
+
+    /// ``jsonObject`` with the rule's `state` at `nowMilliseconds`.
+    public func jsonObject(nowMilliseconds: Int64) -> [String: Any] {
+        var object = jsonObject
+        object["state"] = state(atMilliseconds: nowMilliseconds).rawValue
         return object
     }
 }

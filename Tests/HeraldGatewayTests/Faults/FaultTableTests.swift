@@ -81,6 +81,23 @@ struct FaultTableTests {
         #expect(table.hit(for: head(token: String(repeating: "0b", count: 32), apnsID: id), nowMilliseconds: 0) != nil)
     }
 
+    @Test("a rule's state: pending before from, in force, spent at its count, expired from until on (as hit decides)")
+    func entryState() throws {
+        let table = FaultTable()
+        let outage = try table.add(FaultScenario.apnsOutage(seconds: 2).rule(id: "outage", nowMilliseconds: 1_000))
+        #expect(outage.state(atMilliseconds: 500) == .pending)
+        #expect(outage.state(atMilliseconds: 2_999) == .inForce)
+        #expect(outage.state(atMilliseconds: 3_000) == .expired)
+        #expect(table.hit(for: head(), nowMilliseconds: 3_000) == nil)
+        #expect(outage.jsonObject(nowMilliseconds: 3_000)["state"] as? String == "expired")
+        #expect(outage.jsonObject(nowMilliseconds: 3_000)["until"] as? Int64 == 3_000)
+
+        try table.add(FaultRule(id: "once", effect: .answer(.serviceUnavailable, timestamp: nil), count: 1))
+        #expect(table.hit(for: head(), nowMilliseconds: 3_000)?.ruleID == "once")
+        #expect(table.entries.last?.state(atMilliseconds: 3_000) == .spent)
+        #expect(table.entries.last?.jsonObject(nowMilliseconds: 3_000)["state"] as? String == "spent")
+    }
+
     @Test("from and until bound a rule in time (until excluded)")
     func window() throws {
         let table = FaultTable()

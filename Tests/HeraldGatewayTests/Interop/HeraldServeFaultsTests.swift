@@ -104,6 +104,61 @@ struct HeraldServeFaultsTests {
         }
     }
 
+    @Test("herald trace of a request a fault rule answered prints the server's fault event (it is not stored)")
+    func traceOfFaultAnswer() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let web = ["--server", "http://127.0.0.1:\(server.linkPort)"]
+            let added = try await ExternalProcess.run(workspace.herald, ["faults", "add", #"{"id": "gone", "status": 410}"#] + web)
+            #expect(added.succeeded, "\(added)")
+            let answer = try await server.post(token: String(repeating: "5d", count: 32), jwt: try await workspace.providerToken(), body: Self.alert)
+            #expect(answer.status == 410, "\(answer)")
+            let apnsID = try #require(answer.headers["apns-id"], "\(answer)")
+
+            let traced = try await workspace.cli(["trace", apnsID] + web)
+            #expect(traced.succeeded && traced.stderr.isEmpty, "\(traced)")
+            #expect(traced.lines.count == 2, "\(traced)")
+            #expect(traced.lines.first == "\(apnsID)  not accepted: a fault rule answered (no notification is stored)", "\(traced)")
+            #expect(traced.lines.last?.hasSuffix("Z  fault         rule gone, status 410, reason Unregistered") == true, "\(traced)")
+            let json = try await workspace.cli(["trace", apnsID, "--json"] + web)
+            let object = try #require(json.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject), "\(json)")
+            let traceEvents = TracedNotification(object)
+            #expect(traceEvents.kinds == ["fault"], "\(json)")
+            #expect(traceEvents.detail(of: "fault")?["rule"] as? String == "gone", "\(json)")
+
+            // Without the server (another web port), the store alone has nothing: the usual one line.
+            let elsewhere = try await workspace.cli(["trace", apnsID, "--server", "http://127.0.0.1:1"])
+            HeraldCLIErrorTests.expectFailure(elsewhere, "no notification with apns-id \(apnsID)")
+        }
+    }
+
+    @Test("an apns-outage whose window is over is listed with its end time as expired, by herald faults list and the API")
+    func expiredOutage() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let web = ["--server", "http://127.0.0.1:\(server.linkPort)"]
+            func herald(_ arguments: [String]) async throws -> ProcessResult {
+                try await ExternalProcess.run(workspace.herald, arguments + web, deadline: .seconds(60))
+            }
+            let added = try await herald(["faults", "add", #"{"scenario": "apns-outage", "seconds": 1, "id": "outage"}"#])
+            let prefix = "added outage  503 ServiceUnavailable, GOAWAY Shutdown  every request  applied 0  until "
+            #expect(added.succeeded && added.stdout.hasPrefix(prefix), "\(added)")
+            let until = try #require((try await server.inspect("/api/v1/faults")).object?["faults"] as? [[String: Any]]).first?["until"] as? Int
+            let end = try #require(until)
+            let listed = try await Interop.poll("the outage to be over", deadline: .seconds(30)) {
+                let listed = try await herald(["faults", "list"])
+                return listed.stdout.contains("expired") ? listed : nil
+            }
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let ended = formatter.string(from: Date(timeIntervalSince1970: Double(end) / 1000))
+            #expect(listed.stdout == "outage  503 ServiceUnavailable, GOAWAY Shutdown  every request  applied 0  expired \(ended)\n", "\(listed)")
+            #expect(listed.status == 0, "\(listed)")
+            let api = try #require((try await server.inspect("/api/v1/faults")).object?["faults"] as? [[String: Any]])
+            #expect(api.first?["state"] as? String == "expired" && api.first?["until"] as? Int == end, "\(api)")
+        }
+    }
+
     @Test("a file with a bad rule: one line naming the file, the rule and the field; exit status 1")
     func badFile() async throws {
         try await HeraldCLIErrorTests.withDirectory { directory in
