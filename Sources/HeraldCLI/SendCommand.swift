@@ -36,7 +36,12 @@ struct SendCommand: AsyncParsableCommand {
     @Argument(help: "A .apns file: a JSON payload, optionally with \"Simulator Target Bundle\": \"<bundle id>\".")
     var apnsFile: String?
 
-    @Option(help: "The device token (hex); default: the only device in the data directory with the topic's app.")
+    @Option(
+        help: """
+            The device token (hex); default: the token of the only device in the data directory with the topic's app, of \
+            the kind the push needs (the app's; for --event start, push-to-start; for update and end, the activity's).
+            """
+    )
     var token: String?
 
     @Option(help: "The payload, inline JSON.")
