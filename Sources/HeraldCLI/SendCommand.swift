@@ -19,8 +19,8 @@ struct SendCommand: AsyncParsableCommand {
             on a channel that keeps one (policy 1), 0 on one that keeps none.
 
             Authentication: --key-file/--key-id/--team-id (token), or --cert/--cert-key (certificate). With \
-            neither, the one key `herald keys generate` kept in <data-dir>/keys is used, with the team id the data \
-            directory registered for it.
+            neither, the one key in <data-dir>/keys (the development key `herald serve` made there on its first \
+            start) is used, with the team id the data directory registered for it.
 
             --repeat N sends N times (at --rate R per second, or as fast as the server's stream limit allows), \
             shows progress on standard error, and prints a summary: sent, accepted, each reason, latency.
