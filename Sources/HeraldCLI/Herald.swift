@@ -21,6 +21,24 @@ struct Herald: AsyncParsableCommand {
             HealthCommand.self,
         ]
     )
+
+    /// ArgumentParser's entry point, after a misspelt command got its own line (``CommandSuggestion``), exit 64.
+    static func main() async {
+        if let message = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst()), root: Herald.self) {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// A failure the CLI reports as one line and a non-zero exit.
