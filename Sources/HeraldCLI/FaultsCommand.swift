@@ -13,7 +13,7 @@ struct FaultsCommand: AsyncParsableCommand {
 
     /// Where the server's web port is, and its API token.
     struct WebPortOptions: ParsableArguments {
-        @Option(name: .customLong("server"), help: "The server's web port (default: http://127.0.0.1:2196).")
+        @Option(name: .customLong("server"), help: "The server's web port.")
         var server = "http://127.0.0.1:2196"
 
         @Option(name: .customLong("api-token"), help: "The web port's API token, when it has one (also HERALD_API_TOKEN).")
@@ -94,6 +94,7 @@ struct FaultsCommand: AsyncParsableCommand {
         if argument == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
         if argument.hasPrefix("@") {
             let path = String(argument.dropFirst())
+            try SystemError.requireReadable(path)
             guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("cannot read \(path)") }
             return data
         }

@@ -168,7 +168,11 @@ func openStore(_ data: DataDirectoryOptions) async throws -> any NotificationSto
         } catch let error as StoreError {
             throw CLIFailure("--database: \(error.detail ?? "\(error)")")
         }
-        return try await PostgresStore.open(configuration: configuration, logger: logger)
+        do {
+            return try await PostgresStore.open(configuration: configuration, logger: logger)
+        } catch let error as StoreError where error == .unavailable {
+            throw unreachableDatabase(configuration, error)
+        }
     }
     try data.requireExisting()
     try data.requireWritableDatabase()
@@ -176,6 +180,14 @@ func openStore(_ data: DataDirectoryOptions) async throws -> any NotificationSto
     // The disk budget is the server's to keep (it prunes to stay under it); a CLI write is never refused by it.
     configuration.maximumStoreBytes = nil
     return try SQLiteStore(configuration: configuration, logger: logger)
+}
+
+/// The one line for a PostgreSQL database that does not answer: where it was looked for, why, and what to check.
+func unreachableDatabase(_ configuration: PostgresStore.Configuration, _ error: StoreError) -> CLIFailure {
+    CLIFailure(
+        "cannot reach the database at \(configuration.serverAddress): \(error.detail ?? "no answer") "
+            + "(is PostgreSQL running there? check --database or HERALD_DATABASE_URL)"
+    )
 }
 
 /// Runs `body` with the data directory's store (``openStore(_:)``) and shuts the store down after it, whether it

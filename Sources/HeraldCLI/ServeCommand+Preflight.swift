@@ -32,9 +32,9 @@ extension ServeCommand {
         do {
             try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
         } catch {
-            throw CLIFailure(
-                "cannot create the data directory \(path): \(SystemError.text(SystemError.code(of: error) ?? EIO)) (choose another with --data-dir)"
-            )
+            // A file on the path: Foundation's error carries no errno, and EIO ("input/output error") said nothing.
+            let reason = SystemError.code(of: error).map(SystemError.text) ?? SystemError.directoryObstacle(path) ?? SystemError.line(error)
+            throw CLIFailure("cannot create the data directory \(path): \(reason) (choose another with --data-dir)")
         }
         guard access(path, W_OK) == 0 else {
             throw CLIFailure(

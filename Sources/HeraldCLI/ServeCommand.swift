@@ -271,6 +271,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The rules of a `--faults` file; throws a ``CLIFailure`` naming the file and what is wrong.
     static func faultRules(at path: String) throws -> [FaultRule] {
+        do {
+            try SystemError.requireReadable(path)
+        } catch let failure as CLIFailure {
+            throw CLIFailure("--faults: \(failure.description)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CLIFailure("--faults \(path): cannot read the file")
         }
@@ -321,7 +326,12 @@ struct ServeCommand: AsyncParsableCommand {
             let environment = configuration.gateway.environment
             var logger = Logger(label: "herald")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-            let server = try await HeraldServer(configuration: configuration, logger: logger)
+            let server: HeraldServer
+            do {
+                server = try await HeraldServer(configuration: configuration, logger: logger)
+            } catch let error as StoreError where error == .unavailable && configuration.database != nil {
+                throw unreachableDatabase(configuration.database!, error)
+            }
             let keyLine: String
             do {
                 keyLine = try await bannerKeyLine(server: server)

@@ -51,11 +51,29 @@ extension SystemError {
         return description.split(separator: "\n").first.map(String.init) ?? description
     }
 
-    /// Throws ``CLIFailure`` ("cannot read PATH: no such file or directory") unless the file can be opened for reading.
+    /// Throws ``CLIFailure`` ("cannot read PATH: no such file or directory", "…: is a directory") unless the file can
+    /// be opened for reading and is not a directory (which opens, and then reads as an error without a reason).
     static func requireReadable(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw CLIFailure("cannot read \(path): \(text(errno))") }
-        close(descriptor)
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw CLIFailure("cannot read \(path): \(text(EISDIR)) (give a file)")
+        }
+    }
+
+    /// Why a directory cannot be made at `path` when the system says only "input/output error" or nothing: the
+    /// nearest existing folder on its path is a file, or cannot be written; `nil` when neither.
+    static func directoryObstacle(_ path: String) -> String? {
+        var parent = URL(fileURLWithPath: path).standardizedFileURL
+        repeat {
+            parent.deleteLastPathComponent()
+        } while !FileManager.default.fileExists(atPath: parent.path) && parent.pathComponents.count > 1
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) else { return nil }
+        if !isDirectory.boolValue { return "\(parent.path) is a file, not a directory" }
+        return access(parent.path, W_OK) == 0 ? nil : "\(parent.path): \(text(errno))"
     }
 }
 

@@ -205,6 +205,13 @@ extension PostgresStore {
             TLSConfiguration.makeClientConfiguration()
         }
 
+        /// Where the database server is, for a message: `HOST:PORT`, or the Unix socket's path.
+        public var serverAddress: String {
+            guard let parts = try? parts() else { return redactedDescription }
+            if let directory = parts.socketDirectory { return "\(directory)/.s.PGSQL.\(parts.port)" }
+            return parts.host.contains(":") ? "[\(parts.host)]:\(parts.port)" : "\(parts.host):\(parts.port)"
+        }
+
         /// The URL without its password, for logs and banners.
         public var redactedDescription: String { Self.redacted(url.absoluteString) }
 

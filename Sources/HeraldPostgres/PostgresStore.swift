@@ -201,7 +201,7 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
         guard let error = error as? PSQLError else { return StoreError.database.with(detail: "\(error)") }
         guard let state = error.serverInfo?[.sqlState] else {
             // No answer from a server: the connection failed, closed, or the pool is closed.
-            return StoreError.unavailable.with(detail: "\(error.code)")
+            return StoreError.unavailable.with(detail: connectionCause(error))
         }
         let message = error.serverInfo?[.message] ?? state
         switch state {
@@ -212,6 +212,33 @@ public final class PostgresStore: NotificationStore, RegistryCaching {
             return StoreError.unavailable.with(detail: message)
         default: return StoreError.database.with(detail: "\(state): \(message)")
         }
+    }
+
+    /// Why a connection failed, in the system's words ("connection refused"), else PostgresNIO's code
+    /// (`connectionError` alone said neither where nor why).
+    static func connectionCause(_ error: PSQLError) -> String {
+        var cause = error.underlying
+        while let current = cause {
+            switch current {
+            case let io as IOError:
+                let text = String(cString: strerror(io.errnoCode))
+                return text.prefix(1).lowercased() + text.dropFirst()
+            case let connection as NIOConnectionError:
+                cause = connection.connectionErrors.first?.error ?? connection.dnsAAAAError ?? connection.dnsAError
+                if cause == nil { return "no address for \(connection.host)" }
+            case let inner as PSQLError:
+                cause = inner.underlying
+            case SocketAddressError.unknown(let host, _):
+                return "no such host \(host)"
+            case let unknown as SocketAddressError.UnknownHost:
+                return "no such host \(unknown.host) (\(unknown.errorDescription.prefix(1).lowercased() + unknown.errorDescription.dropFirst()))"
+            case is ChannelError:
+                return "the connection failed (\(current))"
+            default:
+                return "\(current)"
+            }
+        }
+        return "\(error.code)"
     }
 
     /// Runs `body` on a pooled connection, within the operation timeout, and maps its errors to ``StoreError``.
