@@ -15,8 +15,23 @@ struct CertsCommand: AsyncParsableCommand {
         @OptionGroup var data: DataDirectoryOptions
         @Option(help: "A topic (bundle id); repeat for several.") var topic: [String]
         @Option(help: "sandbox, production or both.") var environment = "both"
-        @Option(help: "Where to write the certificate (PEM).") var cert: String
-        @Option(help: "Where to write the private key (PEM).") var key: String
+        @Option(help: "Where to write the certificate (PEM): what `herald send --cert` reads.") var cert: String
+        @Option(
+            name: .customLong("cert-key"),
+            help: "Where to write the certificate's private key (PEM): what `herald send --cert-key` reads."
+        )
+        var certKey: String?
+        /// `--cert-key`'s old name, kept (hidden) so that scripts written for it still work.
+        @Option(name: .customLong("key"), help: .hidden) var deprecatedKey: String?
+
+        /// The private key's path: `--cert-key`, or its old name `--key`.
+        func keyPath() throws -> String {
+            switch (certKey, deprecatedKey) {
+            case (let path?, nil), (nil, let path?): return path
+            case (_?, _?): throw CLIFailure("give --cert-key only (--key is its old name)")
+            case (nil, nil): throw CLIFailure("give --cert-key: where to write the certificate's private key (herald send --cert-key reads it)")
+            }
+        }
 
         func run() async throws {
             try await reportingErrors {
@@ -28,6 +43,7 @@ struct CertsCommand: AsyncParsableCommand {
                     case "both": .both
                     default: throw CLIFailure("unknown environment '\(environment)' (expected sandbox, production or both)")
                     }
+                let key = try keyPath()
                 try data.requireExisting()
                 try SystemError.requireWritable(cert)
                 try SystemError.requireWritable(key)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import HeraldProviderClient
 import Synchronization
@@ -17,8 +18,11 @@ struct SendLoad {
     /// The push sent each time.
     let request: APNSRequest
 
-    /// Runs the load; `true` when every notification was accepted.
+    /// Runs the load; `true` when every notification was accepted. The first Ctrl-C stops it: what was sent is
+    /// summed up, then it throws exit status 130 (a second Ctrl-C ends the process at once).
     func run(_ client: APNSProviderClient) async throws -> Bool {
+        Interruption.trap()
+        defer { Interruption.release() }
         let tally = SharedTally()
         let clock = ContinuousClock()
         let start = clock.now
@@ -31,10 +35,14 @@ struct SendLoad {
                 var inFlight = 0
                 for index in 0..<total {
                     if let rate = plan.rate {
-                        // Due times count from the start, so a late wake-up is made up, not carried forward.
+                        // Due times count from the start, so a late wake-up is made up, not carried forward; slept in
+                        // steps of at most 100 ms, so that Ctrl-C is heard.
                         let due = start + .nanoseconds(Int64((Double(index) / rate * 1e9).rounded()))
-                        if due > clock.now { try? await clock.sleep(until: due) }
+                        while due > clock.now, !Interruption.happened {
+                            try? await clock.sleep(until: min(due, clock.now + .milliseconds(100)))
+                        }
                     }
+                    if Interruption.happened { break }
                     while inFlight >= max(1, client.concurrentStreamLimit ?? 1) {
                         await senders.next()
                         inFlight -= 1
@@ -56,11 +64,19 @@ struct SendLoad {
         }
         let elapsed = clock.now - start
         let final = tally.state.withLock { $0 }
+        let interrupted = Interruption.happened
         if json {
-            print(SendOutput.json(final.summaryJSON(elapsed: elapsed)))
+            var summary = final.summaryJSON(elapsed: elapsed)
+            if interrupted, var inner = summary["summary"] as? [String: Any] {
+                inner["interrupted"] = true
+                summary["summary"] = inner
+            }
+            print(SendOutput.json(summary))
         } else {
+            if interrupted { print("interrupted (Ctrl-C) after \(final.finished) of \(total): the summary of those") }
             for line in final.summaryLines(elapsed: elapsed) { print(line) }
         }
+        if interrupted { throw ExitCode(130) }
         return final.accepted == total
     }
 
@@ -95,6 +111,30 @@ struct SendLoad {
 
     private static func writeStandardError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// The first Ctrl-C (SIGINT) during a load, noted instead of ending the process, so that the load can say what it
+/// did; the handler then restores the default, so a second Ctrl-C ends the process at once.
+enum Interruption {
+    private static let flag = Atomic<Bool>(false)
+
+    /// Whether Ctrl-C was pressed since ``trap()``.
+    static var happened: Bool { flag.load(ordering: .relaxed) }
+
+    /// Notes the next SIGINT instead of ending the process.
+    static func trap() {
+        flag.store(false, ordering: .relaxed)
+        signal(SIGINT) { _ in
+            // Async-signal-safe only: an atomic store and signal(2).
+            Interruption.flag.store(true, ordering: .relaxed)
+            signal(SIGINT, SIG_DFL)
+        }
+    }
+
+    /// SIGINT ends the process again.
+    static func release() {
+        signal(SIGINT, SIG_DFL)
     }
 }
 

@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldDeviceLink
 
 /// A trace event's detail (a JSON object's text) for people: `title "Hello", presentation [list, banner], priority 10`,
-/// members in the order the server wrote them, without the ones that say nothing (`null`, `[]`, `{}`).
+/// members in the order the server wrote them, without the ones that say nothing (`null`, `""`, `[]`, `{}`).
 ///
 /// Why not the JSON: a device's `displayed` report is one object of a dozen members, unreadable on one line as raw
 /// text (issue 37, item 15); `herald trace --json` keeps the JSON.
@@ -53,6 +53,7 @@ enum TraceDetail {
         case .null: true
         case .array(let elements): elements.isEmpty
         case .object(let object): object.isEmpty
+        case .string(let string): string.isEmpty
         default: false
         }
     }

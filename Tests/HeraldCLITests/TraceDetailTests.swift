@@ -7,14 +7,14 @@ import Testing
 /// `herald trace`'s event details for people (issue 37, item 15): members in order, words bare, text quoted.
 @Suite("herald trace: readable event details", .tier(.unit))
 struct TraceDetailTests {
-    @Test("a device's displayed report reads as members in its order; null, [] and {} are left out")
+    @Test("a device's displayed report reads as members in its order; null, \"\", [] and {} are left out")
     func displayed() {
         let detail =
             #"{"title":"Hello from Herald","subtitle":null,"body":"","badge":3,"sound":"default","presentation":["list","banner"],"#
             + #""attachments":[],"inNotificationCenter":true,"contentExtension":null,"actions":[{"identifier":"open","title":"Open it"}]}"#
         #expect(
             TraceDetail.readable(detail)
-                == #"title "Hello from Herald", body "", badge 3, sound default, presentation [list, banner], inNotificationCenter true, "#
+                == #"title "Hello from Herald", badge 3, sound default, presentation [list, banner], inNotificationCenter true, "#
                 + #"actions [{identifier open, title "Open it"}]"#
         )
     }
