@@ -4,23 +4,29 @@ import HeraldProviderClient
 /// How `herald send` writes an answer: one line for people, or one JSON object.
 enum SendOutput {
     /// `200  apns-id <id>  apns-unique-id <id>  1.2 ms`, `400 BadDeviceToken  apns-id <id>  0.9 ms`,
-    /// `410 Unregistered  timestamp <ms>  apns-id <id>  1.0 ms`.
+    /// `410 Unregistered  timestamp <ms>  apns-id <id>  1.0 ms`; an answer a Herald fault rule made ends with
+    /// `answered by fault rule f1 (herald faults clear --id f1 removes it)`.
     static func line(_ response: APNSResponse) -> String {
         var parts = [response.reason.map { "\(response.status) \($0.rawValue)" } ?? "\(response.status)"]
         if let timestamp = response.timestamp { parts.append("timestamp \(timestamp)") }
         parts.append("apns-id \(response.apnsID ?? "-")")
         if let uniqueID = response.apnsUniqueID { parts.append("apns-unique-id \(uniqueID)") }
         parts.append(milliseconds(response.latency) + " ms")
+        if let rule = response.faultRule {
+            parts.append("answered by fault rule \(rule) (herald faults clear --id \(rule) removes it)")
+        }
         return parts.joined(separator: "  ")
     }
 
-    /// `{"apnsID":…,"apnsUniqueID":…,"latencyMs":…,"reason":…,"status":…,"timestamp":…}` (absent keys omitted).
+    /// `{"apnsID":…,"apnsUniqueID":…,"faultRule":…,"latencyMs":…,"reason":…,"status":…,"timestamp":…}` (absent keys
+    /// omitted).
     static func jsonLine(_ response: APNSResponse) -> String {
         var object: [String: Any] = ["status": response.status, "latencyMs": roundedMilliseconds(response.latency)]
         if let reason = response.reason { object["reason"] = reason.rawValue }
         if let apnsID = response.apnsID { object["apnsID"] = apnsID }
         if let uniqueID = response.apnsUniqueID { object["apnsUniqueID"] = uniqueID }
         if let timestamp = response.timestamp { object["timestamp"] = timestamp }
+        if let rule = response.faultRule { object["faultRule"] = rule }
         return json(object)
     }
 

@@ -112,7 +112,7 @@ final class ProviderRequestProcessor: Sendable {
         switch (hit?.connection, hit?.answer) {
         case (.reset?, _): result = .reset
         case (.close?, _): result = .close
-        case (_, let answer?): result = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID))
+        case (_, let answer?): result = .respond(faultResponse(answer, apnsID: apnsID, uniqueID: uniqueID, ruleID: hit?.ruleID))
         case (_, nil):
             result = decision(
                 head: head,
@@ -219,10 +219,13 @@ final class ProviderRequestProcessor: Sendable {
     typealias Rejection = ProviderRequestRules.Rejection
 
     /// The answer a fault rule gives instead of the real one: the notification is not stored (docs/faults.md).
-    private func faultResponse(_ answer: FaultAnswer, apnsID: String, uniqueID: String?) -> ProviderResponse {
+    /// A fault rule's answer, naming the rule in `herald-fault-rule` (docs/faults.md, "Seeing it"): a provider's
+    /// client ignores a header it does not know, and a person reading the answer sees why it came.
+    private func faultResponse(_ answer: FaultAnswer, apnsID: String, uniqueID: String?, ruleID: String?) -> ProviderResponse {
         metrics.recordRejected(answer.reason)
         var response = ProviderResponse.failure(answer.reason, apnsID: apnsID, timestamp: answer.timestamp ?? services.clock.nowMilliseconds())
         response.uniqueID = uniqueID
+        if let ruleID { response.extraHeaders = [(name: "herald-fault-rule", value: ruleID)] }
         return response
     }
 

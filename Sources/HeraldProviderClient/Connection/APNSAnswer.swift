@@ -13,6 +13,8 @@ struct APNSAnswer: Sendable {
     var requestID: String?
     /// `apns-channel-id` (channel requests).
     var channelID: String?
+    /// `herald-fault-rule`: the Herald fault rule that made the answer (docs/faults.md).
+    var faultRule: String?
     /// The body, up to the request's limit.
     var body: [UInt8]
     /// An error answer's `reason` (any status outside 200–299).
@@ -28,6 +30,7 @@ struct APNSAnswer: Sendable {
         uniqueID: String? = nil,
         requestID: String? = nil,
         channelID: String? = nil,
+        faultRule: String? = nil,
         body: [UInt8] = []
     ) {
         self.status = status
@@ -35,6 +38,7 @@ struct APNSAnswer: Sendable {
         self.uniqueID = uniqueID
         self.requestID = requestID
         self.channelID = channelID
+        self.faultRule = faultRule
         self.body = body
     }
 

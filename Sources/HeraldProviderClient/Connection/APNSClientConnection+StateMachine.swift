@@ -66,6 +66,7 @@ struct APNSClientConnectionStateMachine<Request> {
         var uniqueID: String?
         var requestID: String?
         var channelID: String?
+        var faultRule: String?
         var body: [UInt8] = []
 
         init(_ waiting: Waiting) {
@@ -171,6 +172,7 @@ struct APNSClientConnectionStateMachine<Request> {
                 case "apns-unique-id": stream.uniqueID = value
                 case "apns-request-id": stream.requestID = value
                 case "apns-channel-id": stream.channelID = value
+                case APNSResponse.faultRuleHeader: stream.faultRule = value
                 default: break
                 }
             }
@@ -207,6 +209,7 @@ struct APNSClientConnectionStateMachine<Request> {
             uniqueID: stream.uniqueID,
             requestID: stream.requestID,
             channelID: stream.channelID,
+            faultRule: stream.faultRule,
             body: stream.body
         )
         return .complete(stream.request, answer)

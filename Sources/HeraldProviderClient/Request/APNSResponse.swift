@@ -16,6 +16,12 @@ public struct APNSResponse: Sendable, Hashable {
     public var timestamp: Int64?
     /// From the call to `send` to the end of the answer, including any wait for a free stream.
     public var latency: Duration
+    /// The Herald fault rule that made this answer instead of the real one (its `herald-fault-rule` header,
+    /// docs/faults.md); `nil` from APNs, and from Herald when no rule applied.
+    public var faultRule: String?
+
+    /// The header that names the fault rule of an answer a Herald fault rule made.
+    public static let faultRuleHeader = "herald-fault-rule"
 
     /// Creates a response (for tests and doubles; the client makes them from the wire).
     public init(
@@ -24,8 +30,10 @@ public struct APNSResponse: Sendable, Hashable {
         apnsID: String? = nil,
         apnsUniqueID: String? = nil,
         timestamp: Int64? = nil,
-        latency: Duration = .zero
+        latency: Duration = .zero,
+        faultRule: String? = nil
     ) {
+        self.faultRule = faultRule
         self.status = status
         self.reason = reason
         self.apnsID = apnsID
@@ -47,7 +55,8 @@ extension APNSResponse {
             apnsID: answer.apnsID,
             apnsUniqueID: answer.uniqueID,
             timestamp: answer.timestamp,
-            latency: answer.latency
+            latency: answer.latency,
+            faultRule: answer.faultRule
         )
     }
 

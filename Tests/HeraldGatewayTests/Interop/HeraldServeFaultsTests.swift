@@ -104,7 +104,7 @@ struct HeraldServeFaultsTests {
         }
     }
 
-    @Test("herald trace of a request a fault rule answered prints the server's fault event (it is not stored)")
+    @Test("a fault rule's answer names the rule: its header, herald send's line; herald trace prints its fault event")
     func traceOfFaultAnswer() async throws {
         try await HeraldWorkspace.with { workspace in
             let server = try await HeraldServeProcess.start(in: workspace)
@@ -113,7 +113,25 @@ struct HeraldServeFaultsTests {
             #expect(added.succeeded, "\(added)")
             let answer = try await server.post(token: String(repeating: "5d", count: 32), jwt: try await workspace.providerToken(), body: Self.alert)
             #expect(answer.status == 410, "\(answer)")
+            #expect(answer.headers["herald-fault-rule"] == "gone", "the answer names the rule: \(answer)")
             let apnsID = try #require(answer.headers["apns-id"], "\(answer)")
+
+            // herald send says which rule answered, and how to remove it.
+            let sent = try await workspace.cli([
+                "send", "--server", server.providerURL, "--token", String(repeating: "5d", count: 32), "--topic", HeraldWorkspace.topic,
+                "--alert", "hi",
+            ])
+            #expect(sent.status == 1 && sent.lines.count == 1, "\(sent)")
+            #expect(sent.lines.first?.hasPrefix("410 Unregistered  timestamp ") == true, "\(sent)")
+            #expect(
+                sent.lines.first?.hasSuffix(" ms  answered by fault rule gone (herald faults clear --id gone removes it)") == true,
+                "\(sent)"
+            )
+            let sentJSON = try await workspace.cli([
+                "send", "--server", server.providerURL, "--token", String(repeating: "5d", count: 32), "--topic", HeraldWorkspace.topic,
+                "--alert", "hi", "--json",
+            ])
+            #expect(sentJSON.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject)?["faultRule"] as? String == "gone", "\(sentJSON)")
 
             let traced = try await workspace.cli(["trace", apnsID] + web)
             #expect(traced.succeeded && traced.stderr.isEmpty, "\(traced)")
