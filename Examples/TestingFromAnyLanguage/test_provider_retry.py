@@ -4,6 +4,10 @@ The provider code under test is `send_with_retry`: it sends a push over HTTP/2 a
 `429`, `500` or `503`, as Apple asks. The tests make Herald fail on purpose with a fault rule, then ask the
 inspection API what was delivered, waiting on the server instead of sleeping.
 
+They put back what they change, so that they can run against the server you develop with: each fault rule a test
+adds is removed after it (`fault` fixture), and nothing is reset: a test finds its own notifications by the
+`apns-unique-id` it was answered with, or by a marker in its payload, so the server's history is kept.
+
 Run it against a running `herald serve` and `herald device --app com.example.app`:
 
     HERALD_WEB=http://127.0.0.1:2196 HERALD_H2C=127.0.0.1:2195 HERALD_JWT=$(herald keys token) \
@@ -19,8 +23,10 @@ import os
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
-from typing import Any, Dict, List, Optional, Tuple
+import uuid
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import h2.config
 import h2.connection
@@ -100,11 +106,27 @@ def api(method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Tuple[
         return error.code, json.loads(error.read() or b"{}")
 
 
-@pytest.fixture(autouse=True)
-def clean_server() -> None:
-    """Every test starts with no notifications and no fault rules; the device stays connected."""
-    status, _ = api("POST", "reset")
-    assert status == 200
+@pytest.fixture
+def fault() -> Iterator[Callable[[Dict[str, Any]], Dict[str, Any]]]:
+    """Adds fault rules for one test and removes them after it, whatever the test did."""
+    added: List[str] = []
+
+    def add(rule: Dict[str, Any]) -> Dict[str, Any]:
+        status, entry = api("POST", "faults", rule)
+        assert status == 201, entry
+        added.append(entry["id"])
+        return entry
+
+    yield add
+    for rule_id in added:
+        status, _ = api("DELETE", f"faults/{urllib.parse.quote(rule_id, safe='')}")
+        assert status in (204, 404)
+
+
+@pytest.fixture
+def marker() -> str:
+    """Text only this test's payloads carry: its notifications are found by it, among any others the server has."""
+    return uuid.uuid4().hex
 
 
 @pytest.fixture
@@ -120,9 +142,9 @@ def token() -> str:
 # --- The tests ----------------------------------------------------------------------------------
 
 
-def test_retries_after_service_unavailable_and_is_delivered(token: str) -> None:
-    status, rule = api("POST", "faults", {"match": {"token": token}, "status": 503, "reason": "ServiceUnavailable", "count": 1})
-    assert status == 201 and rule["remaining"] == 1
+def test_retries_after_service_unavailable_and_is_delivered(token: str, fault: Callable[[Dict[str, Any]], Dict[str, Any]]) -> None:
+    rule = fault({"match": {"token": token}, "status": 503, "reason": "ServiceUnavailable", "count": 1})
+    assert rule["remaining"] == 1
 
     answers = send_with_retry(token, {"aps": {"alert": "Your order shipped"}})
 
@@ -139,22 +161,23 @@ def test_retries_after_service_unavailable_and_is_delivered(token: str) -> None:
     assert waited["notifications"][0]["payload"]["aps"]["alert"] == "Your order shipped"
 
 
-def test_gives_up_after_a_persistent_outage(token: str) -> None:
-    status, _ = api("POST", "faults", {"scenario": "apns-outage", "seconds": 60})
-    assert status == 201
+def test_gives_up_after_a_persistent_outage(token: str, fault: Callable[[Dict[str, Any]], Dict[str, Any]], marker: str) -> None:
+    fault({"scenario": "apns-outage", "seconds": 60})
 
-    answers = send_with_retry(token, {"aps": {"alert": "Never arrives"}}, attempts=3)
+    answers = send_with_retry(token, {"aps": {"alert": f"Never arrives {marker}"}}, attempts=3)
 
     assert [status for status, _ in answers] == [503, 503, 503]
-    status, waited = api("GET", f"notifications/wait?token={token}&timeoutMs=300")
+    status, waited = api("GET", f"notifications/wait?token={token}&text={marker}&timeoutMs=300")
     assert status == 408 and waited["matched"] == 0
 
 
-def test_a_token_that_turns_unregistered_is_not_retried(token: str) -> None:
-    status, _ = api("POST", "faults", {"scenario": "app-uninstalled", "token": token})
-    assert status == 201
+def test_a_token_that_turns_unregistered_is_not_retried(token: str, fault: Callable[[Dict[str, Any]], Dict[str, Any]]) -> None:
+    rule = fault({"scenario": "app-uninstalled", "token": token})
 
     answers = send_with_retry(token, {"aps": {"alert": "Too late"}})
 
     assert [status for status, _ in answers] == [410]
-    assert json.loads(send(token, {"aps": {"alert": "again"}})[2])["reason"] == "Unregistered"
+    status, headers, body = send(token, {"aps": {"alert": "again"}})
+    assert json.loads(body)["reason"] == "Unregistered"
+    # Herald names the rule that answered (a header APNs clients ignore).
+    assert headers["herald-fault-rule"] == rule["id"]

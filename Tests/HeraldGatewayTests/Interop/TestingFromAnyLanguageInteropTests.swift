@@ -55,6 +55,10 @@ struct TestingFromAnyLanguageInteropTests {
         #expect(curl.succeeded, "\(curl)")
         #expect(curl.lines.last == "retry delivered", "\(curl)")
 
+        // What the server holds before the pytest example: it must still be there after it (the example resets nothing).
+        let before = try await Self.apnsIDs(webPort: webPort)
+        #expect(!before.isEmpty)
+
         let jwt = try await ExternalProcess.run(herald, ["keys", "token"], currentDirectory: directory)
         #expect(jwt.succeeded, "\(jwt)")
         let pytest = try await ExternalProcess.run(
@@ -70,6 +74,22 @@ struct TestingFromAnyLanguageInteropTests {
         )
         #expect(pytest.succeeded, "\(pytest)")
         #expect(pytest.stdout.contains("3 passed"), "\(pytest)")
+
+        // Both put back what they changed: no fault rule left (a later push goes through), no notification deleted.
+        let faults = try await ExternalProcess.run(herald, ["faults", "list", "--server", "http://127.0.0.1:\(webPort)"])
+        #expect(faults.succeeded && faults.stdout == "no fault rule in force\n", "\(faults)")
+        let after = try await Self.apnsIDs(webPort: webPort)
+        #expect(before.isSubset(of: after), "deleted: \(before.subtracting(after))")
+    }
+
+    /// The `apns-id`s of the server's notifications (`GET /api/v1/notifications`).
+    static func apnsIDs(webPort: Int) async throws -> Set<String> {
+        let listed = try await ExternalProcess.run(
+            "curl",
+            ["--silent", "--show-error", "--fail", "--max-time", "30", "http://127.0.0.1:\(webPort)/api/v1/notifications?limit=10000"]
+        )
+        let object = try #require(HeraldExecutableInteropTests.jsonObject(listed.stdout), "\(listed)")
+        return Set((object["notifications"] as? [[String: Any]] ?? []).compactMap { $0["apnsID"] as? String })
     }
 
     /// The page's `sh` block that ends with `echo "retry delivered"`.
