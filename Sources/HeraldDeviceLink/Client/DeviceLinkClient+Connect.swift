@@ -22,7 +22,7 @@ extension DeviceLinkClient {
         let upgraded = eventLoop.makePromise(of: NIOLoopBound<DeviceLinkClientHandler>.self)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(configuration.connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = DeviceLinkClientHandler(

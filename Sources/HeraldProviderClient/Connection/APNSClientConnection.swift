@@ -92,7 +92,7 @@ final class APNSClientConnection: Sendable {
         let serverHostname = endpoint.isIPAddress ? nil : endpoint.host
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations

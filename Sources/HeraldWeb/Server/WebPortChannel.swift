@@ -40,7 +40,7 @@ struct WebPortChannel: ServerChildChannel, HTTPChannelHandler {
             connections.add(channel)
             // Idle devices stay connected; the kernel's keep-alive finds peers that vanished. Frames leave at once.
             try channel.syncOptions?.setOption(ChannelOptions.socketOption(.so_keepalive), value: 1)
-            try channel.syncOptions?.setOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            try channel.syncOptions?.setOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             let deadline = FirstRequestDeadline(timeout: configuration.httpIdleTimeout)
             let loopBoundDeadline = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
             let refused = NIOLoopBoundBox<HTTPRequestHead?>(nil, eventLoop: channel.eventLoop)
