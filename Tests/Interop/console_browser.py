@@ -9,6 +9,10 @@ service extension downloads a PNG this script serves, and its thumbnail drawn fr
 the Faults panel: a bad rule's message, a rule added, listed and answering a push from the form, removed, and a
 scenario that takes the picked device's token, then every rule cleared.
 
+The first screenshot is the page as first painted, before any answer of the server (the script holds the page's
+requests to the API until it is taken), and the next one after the page loaded: both must show a usable page. With
+--dropped-app, a push to an app that does not allow notifications: the recent list shows it dropped, with the reason.
+
 A PNG screenshot is saved after each step in --out. The last line on standard output is a JSON summary:
 {"ok": true|false, "steps": [...], "screenshots": [...], "apnsIDs": [...], "validationReason": ..., "error": ...}.
 Exit status: 0 every step passed, 1 a step failed, 3 selenium or Chromium is missing.
@@ -66,6 +70,7 @@ def parse_arguments():
     parser.add_argument("--image", action="store_true", help="also send a push whose service extension downloads an image (payload key `image`)")
     parser.add_argument("--silent", action="store_true", help="also send a silent push, see it in the app's row and the trace's hint, and filter the list")
     parser.add_argument("--faults", action="store_true", help="also drive the Faults panel: rules added, listed, applied, refused and removed")
+    parser.add_argument("--dropped-app", metavar="BUNDLE_ID", help="also send an alert to this app, which denies notifications, and see it dropped in the list")
     parser.add_argument("--out", required=True, help="the directory for the screenshots")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step")
     return parser.parse_args()
@@ -110,6 +115,25 @@ document.addEventListener('securitypolicyviolation', (event) => {
 """
 
 
+# Holds every request of the page to /api/ until window.__heraldRelease() (pages opened with #first-paint only): the
+# page is then seen as it is drawn before the server answers anything.
+FIRST_PAINT_HOLD = """
+(() => {
+  if (location.hash !== '#first-paint') return;
+  const fetch = window.fetch.bind(window);
+  const held = [];
+  let holding = true;
+  window.fetch = (input, init) => {
+    const url = typeof input === 'string' ? input : input.url;
+    if (!holding || !url.includes('/api/')) return fetch(input, init);
+    return new Promise((resolve, reject) => held.push(() => fetch(input, init).then(resolve, reject)));
+  };
+  window.__heraldHeldCount = () => held.length;
+  window.__heraldRelease = () => { holding = false; for (const send of held.splice(0)) send(); };
+})();
+"""
+
+
 class Console:
     def __init__(self, arguments):
         self.arguments = arguments
@@ -124,6 +148,7 @@ class Console:
         self.driver.set_page_load_timeout(arguments.timeout)
         # Every Content-Security-Policy violation on every page, recorded before the page's own scripts run.
         self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_RECORDER})
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FIRST_PAINT_HOLD})
         self.shots = 0
 
     def csp_violations(self):
@@ -222,10 +247,49 @@ class Console:
 
         return self.wait(f"notification {apns_id} titled {title!r} on device {self.arguments.device}", shown)
 
+    def page_state(self):
+        """What a newcomer sees of the Send panel and the device list: each select's options, the payload and its
+        verdict, the device list's text."""
+        def options(testid):
+            return [option.text for option in Select(self.by_id(testid)).options]
+
+        payload = self.by_id("send-payload").get_attribute("value")
+        return {
+            "device": options("send-device"), "app": options("send-app"), "template": options("send-template"),
+            "pushType": options("send-push-type"), "payload": payload, "validation": self.by_id("send-validation").text,
+            "hint": self.driver.find_element(By.ID, "send-target-hint").text, "devices": self.by_id("devices").text,
+        }
+
+    def check_usable(self, page, when):
+        """A usable page: no empty select, a payload that parses and a verdict that agrees with it, a device list
+        that says something."""
+        for name in ("device", "app", "template", "pushType"):
+            if not page[name] or not all(text.strip() for text in page[name]):
+                raise AssertionError(f"{when}: the {name} select is empty: {page}")
+        json.loads(page["payload"])
+        if "Type a payload" in page["validation"] or not page["validation"].strip():
+            raise AssertionError(f"{when}: the payload's verdict does not match the payload: {page}")
+        if not page["devices"].strip() or not page["hint"].strip():
+            raise AssertionError(f"{when}: the device list or the target hint is empty: {page}")
+
+    def first_paint(self):
+        """The page before the server answers anything (its requests held), then once they are let through."""
+        arguments = self.arguments
+        self.driver.get(arguments.url + "#first-paint")
+        self.wait("the send form", lambda: self.by_id("send-form"))
+        self.wait("the page's first requests, held", lambda: self.driver.execute_script("return window.__heraldHeldCount()") > 0)
+        page = self.page_state()
+        self.check_usable(page, "at first paint")
+        if "Valid JSON" not in page["validation"]:
+            raise AssertionError(f"at first paint the payload is not checked: {page}")
+        summary["firstPaint"] = page
+        self.step("first-paint")
+        self.driver.execute_script("window.__heraldRelease()")
+
     def run(self):
         arguments = self.arguments
         driver = self.driver
-        driver.get(arguments.url)
+        self.first_paint()
         self.wait("the send form", lambda: self.by_id("send-form"))
         self.wait(f"device {arguments.device} on the page", lambda: self.find(f'[data-testid="device-{arguments.device}"]'))
         self.wait("the app in the device's screen", lambda: self.find(f'[data-testid="device-{arguments.device}"] [data-testid="app-{arguments.app}"]'))
@@ -235,6 +299,10 @@ class Console:
         Select(self.by_id("send-app")).select_by_value(arguments.app)
         Select(self.by_id("send-push-type")).select_by_value("alert")
         Select(self.by_id("send-priority")).select_by_value("10")
+        self.wait("the gateway's verdict on the payload", lambda: self.validation()[0] == "true")
+        page = self.page_state()
+        self.check_usable(page, "after load")
+        summary["afterLoad"] = page
         self.step("console")
 
         # 1. An invalid payload: the live validation names the reason.
@@ -353,6 +421,9 @@ class Console:
         if arguments.faults:
             self.faults()
 
+        if arguments.dropped_app:
+            self.dropped()
+
         errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
         # The bad rule's 400 is the one error the page provokes on purpose (Chromium logs every failed fetch).
         expected = [message for message in errors if "/api/v1/faults" in message and "status of 400" in message]
@@ -365,6 +436,25 @@ class Console:
         summary["cspProbe"] = self.csp_violations()[len(summary["cspViolations"]):]
         summary["cspProbeLogged"] = any("Content Security Policy" in entry["message"] for entry in driver.get_log("browser"))
         summary["ok"] = True
+
+    def dropped(self):
+        """An alert to an app that denies notifications: delivered, dropped by the device, and listed as dropped with
+        the reason (not as delivered)."""
+        arguments = self.arguments
+        # An empty filter (the list was filtered above), as typing would leave it.
+        self.driver.execute_script("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input'))", self.by_id("recent-filter"))
+        Select(self.by_id("send-app")).select_by_value(arguments.dropped_app)
+        Select(self.by_id("send-push-type")).select_by_value("alert")
+        apns_id = self.send(json.dumps({"aps": {"alert": {"title": "Muted", "body": "This app does not allow notifications."}}}))
+
+        def row_state():
+            row = self.find(f'[data-testid="recent"] li[data-apns-id="{apns_id.lower()}"] [data-testid="recent-state"]')
+            # textContent: .text is as drawn, in the capitals of the CSS.
+            text = row.get_attribute("textContent") if row is not None else ""
+            return text if text.startswith("dropped") else None
+
+        summary["droppedState"] = self.wait(f"notification {apns_id} listed as dropped", row_state)
+        self.step("dropped-in-recent")
 
     def fault_row(self, rule_id):
         return self.find(f'[data-testid="faults"] [data-testid="fault-{rule_id}"]')

@@ -15,6 +15,7 @@ const state = {
   channels: [],      // GET /api/v1/channels
   text: '',          // the last list drawn
   apps: () => [],    // the bundle ids the devices' apps have (from the Devices panel)
+  appsDrawn: false,  // whether the server's list replaced the page's placeholder
 };
 
 function show(kind, text) {
@@ -73,9 +74,12 @@ export async function refreshChannels() {
   const apps = new Set(state.apps());
   for (const channel of state.channels) apps.add(channel.bundleID);
   const options = [...apps].sort();
-  if (options.join('\n') !== [...fields.app.options].map((o) => o.value).join('\n')) {
+  // The first answer replaces the page's "Asking the server…" even when there is no app.
+  if (!state.appsDrawn || options.join('\n') !== [...fields.app.options].map((o) => o.value).join('\n')) {
+    state.appsDrawn = true;
     const kept = fields.app.value;
-    fields.app.replaceChildren(...options.map((bundleID) => el('option', { value: bundleID, text: bundleID })));
+    fields.app.replaceChildren(...(options.length ? options.map((bundleID) => el('option', { value: bundleID, text: bundleID }))
+      : [el('option', { value: '', text: 'No apps yet' })]));
     if (options.includes(kept)) fields.app.value = kept;
   }
   const text = JSON.stringify(state.channels.map((c) => [c.id, c.subscribers.length, c.recent.length, c.kept?.requestID]));

@@ -17,6 +17,7 @@ const state = {
   traceID: '',                 // the apns-id the Trace panel follows
   trace: null,
   recent: [],
+  outcomes: new Map(),         // lower(apns-id) → {reason} when its device dropped it, null when it did not
 };
 const deviceByID = (id) => state.devices.find((d) => d.id === id);
 const activeTokens = (device) => (device?.tokens || []).filter((t) => t.unregisteredAt === null || t.unregisteredAt === undefined);
@@ -191,6 +192,19 @@ async function validate() {
     box.dataset.source = 'local';
     box.replaceChildren(local ? '✗ ' + local : `Server-side validation is not available (${answer.data?.error || 'HTTP ' + answer.status}).`);
   }
+}
+
+// The payload's own check, which needs no server: drawn at once, until the gateway's verdict replaces it.
+function checkLocally() {
+  const box = $('send-validation');
+  const payload = fields.payload.value;
+  let problem = '';
+  try { JSON.parse(payload); } catch (error) { problem = 'not valid JSON: ' + error.message; }
+  box.dataset.valid = problem ? 'false' : '';
+  box.dataset.reason = '';
+  box.dataset.source = 'local';
+  box.replaceChildren(problem ? '✗ ' + problem
+    : `Valid JSON, ${utf8Length(payload)} bytes; the gateway checks it once the server answers.`);
 }
 
 form.addEventListener('input', (event) => {
@@ -723,6 +737,34 @@ async function refreshRecent() {
   renderRecent();
   for (const d of state.devices) renderDevice(d.id);
 }
+// A delivered notification its device dropped (a push-to-start without an alert, a push its app cannot take) is not
+// "delivered" in the list: its trace's `dropped` report says so, with the reason. Traces are read for the rows shown
+// only, once each, and again when a report about them arrives.
+const outcomeReads = new Set();
+async function readOutcome(apnsID) {
+  const key = lower(apnsID);
+  if (outcomeReads.has(key)) return;
+  outcomeReads.add(key);
+  try {
+    const answer = await api('GET', `/api/v1/notifications/${enc(apnsID)}/trace`);
+    if (answer.status !== 200 || !answer.data) return;
+    const dropped = (answer.data.trace || []).filter((event) => event.kind === 'dropped').pop();
+    state.outcomes.set(key, dropped ? { reason: dropped.detail?.reason || '' } : null);
+  } finally {
+    outcomeReads.delete(key);
+  }
+  renderRecent();
+}
+function recentState(n) {
+  const dropped = n.state === 'delivered' ? state.outcomes.get(lower(n.apnsID)) : null;
+  if (dropped) {
+    return el('span', { class: 'state dropped', testid: 'recent-state',
+      title: `Delivered, and dropped by the device${dropped.reason ? ': ' + dropped.reason : ''}`,
+      text: dropped.reason ? `dropped · ${dropped.reason}` : 'dropped' });
+  }
+  return el('span', { class: 'state ' + n.state, testid: 'recent-state', text: n.state });
+}
+
 // The filter matches every word typed against the title, topic, apns-id, token, push type and state.
 function renderRecent() {
   const words = lower($('recent-filter').value).split(/\s+/).filter(Boolean);
@@ -737,8 +779,10 @@ function renderRecent() {
     list.replaceChildren(el('li', { class: 'empty', text: state.recent.length ? 'Nothing matches the filter.' : 'None yet.' }));
     return;
   }
-  list.replaceChildren(...matching.slice(0, recentShown).map((n) => el('li', { 'data-apns-id': lower(n.apnsID), onclick: () => selectTrace(n.apnsID) },
-    el('span', { class: 'r-title', text: recentTitle(n) }), el('span', { class: 'state ' + n.state, text: n.state }),
+  const shown = matching.slice(0, recentShown);
+  for (const n of shown) if (n.state === 'delivered' && !state.outcomes.has(lower(n.apnsID))) readOutcome(n.apnsID);
+  list.replaceChildren(...shown.map((n) => el('li', { 'data-apns-id': lower(n.apnsID), onclick: () => selectTrace(n.apnsID) },
+    el('span', { class: 'r-title', text: recentTitle(n) }), recentState(n),
     el('span', { class: 'r-meta', title: localISO(n.acceptedAt), text: `${clock(new Date(n.acceptedAt))} · ${n.topic} · ${n.apnsID.slice(0, 8)}…` }))));
   highlightRecent();
 }
@@ -764,6 +808,7 @@ async function handle(events) {
     else if (event.kind === 'device') devices = true;
     else if (event.kind === 'trace') {
       recent = true;
+      if (event.event === 'dropped') state.outcomes.delete(lower(event.apnsID));
       if (lower(event.apnsID) === lower(state.traceID)) trace = true;
     }
   }
@@ -831,7 +876,9 @@ startFaults(() => {
 });
 // The Channels panel offers the bundle ids of the devices' apps.
 startChannels(() => state.devices.flatMap((device) => activeTokens(device).map((token) => token.bundleID)));
+// Drawn at once, before the server answers: the payload, its local check, the templates (issue 37, item 13).
 fields.payload.value = JSON.stringify(templates()[0][1], null, 2);
 fillTemplates();
 showBytes();
+checkLocally();
 liveLoop();

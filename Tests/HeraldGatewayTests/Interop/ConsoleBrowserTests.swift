@@ -12,6 +12,8 @@ import Testing
 @Suite("Interop: the web console in headless Chromium", .serialized, .tier(.browser))
 struct ConsoleBrowserTests {
     static let app = "com.example.console"
+    /// An app whose user denied notifications: its alerts are delivered and dropped (`notAuthorized`).
+    static let mutedApp = "com.example.muted"
     static let category = "message"
     static let action = "like"
     static let textAction = "reply"
@@ -50,7 +52,8 @@ struct ConsoleBrowserTests {
                 }
               ],
               "serviceExtension": { "steps": [{ "kind": "downloadAttachment", "key": "image", "identifier": "image" }] }
-            }
+            },
+            { "bundleID": "\(mutedApp)", "name": "Muted", "authorization": { "granted": false } }
           ]
         }
         """
@@ -85,7 +88,8 @@ struct ConsoleBrowserTests {
                 [
                     Self.script, "--url", "http://127.0.0.1:\(server.linkPort)/", "--device", deviceID, "--app", Self.app,
                     "--category", Self.category, "--action", Self.action, "--text-action", Self.textAction, "--text", Self.replyText,
-                    "--expand", Self.expandedTitle, "--image", "--silent", "--faults", "--out", Self.screenshots.path,
+                    "--expand", Self.expandedTitle, "--image", "--silent", "--faults", "--dropped-app", Self.mutedApp,
+                    "--out", Self.screenshots.path,
                 ],
                 deadline: .seconds(300)
             )
@@ -100,9 +104,9 @@ struct ConsoleBrowserTests {
             #expect(summary["validationReason"] as? String == "PayloadEmpty", "\(context)")
             #expect(
                 summary["steps"] as? [String] == [
-                    "console", "invalid-payload", "sent", "on-device", "expanded", "action-in-trace", "text-input", "text-input-in-trace",
-                    "thumbnail", "silent-push", "category-hint", "filter", "fault-bad-rule", "fault-added", "fault-applied", "fault-preset",
-                    "faults-cleared",
+                    "first-paint", "console", "invalid-payload", "sent", "on-device", "expanded", "action-in-trace", "text-input",
+                    "text-input-in-trace", "thumbnail", "silent-push", "category-hint", "filter", "fault-bad-rule", "fault-added", "fault-applied",
+                    "fault-preset", "faults-cleared", "dropped-in-recent",
                 ],
                 "\(context)"
             )
@@ -114,7 +118,10 @@ struct ConsoleBrowserTests {
             #expect((summary["cspProbe"] as? [String])?.first?.hasPrefix("style-src") == true, "\(context)")
             #expect(summary["cspProbeLogged"] as? Bool == true, "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
-            #expect(screenshots.count == 18, "\(context)")
+            #expect(screenshots.count == 20, "\(context)")
+            try Self.checkFirstPaint(summary, context: context)
+            // A delivered push its device dropped is listed as dropped, with the reason (issue 37, item 6).
+            #expect(summary["droppedState"] as? String == "dropped · notAuthorized", "\(context)")
             // The silent push showed nothing on the phone; the filter left the first push; the zone is named.
             #expect(summary["silentOnPhone"] as? Bool == false, "\(context)")
             #expect((summary["filtered"] as? [String])?.first?.contains("Lunch at noon?") == true, "\(context)")
@@ -131,7 +138,7 @@ struct ConsoleBrowserTests {
             // What the browser saw, checked on the server: the action and the reply are in the traces, and the photo's
             // trace holds the service extension's change.
             let apnsIDs = try #require(summary["apnsIDs"] as? [String], "\(context)")
-            try #require(apnsIDs.count == 5, "\(context)")
+            try #require(apnsIDs.count == 6, "\(context)")
             let liked = try await server.waitForNotification(apnsIDs[0], "action in the trace") { $0.kinds.contains("action") }
             #expect(liked.detail(of: "action")?["action"] as? String == Self.action, "\(liked)")
             #expect(liked.kinds.starts(with: ["accepted", "sent", "acknowledged", "displayed"]), "\(liked)")
@@ -140,11 +147,30 @@ struct ConsoleBrowserTests {
             #expect(replied.detail(of: "action")?["text"] as? String == Self.replyText, "\(replied)")
             let photo = try await server.waitForNotification(apnsIDs[2], "the photo displayed") { $0.kinds.contains("displayed") }
             #expect(photo.kinds.contains("modified"), "\(photo)")
+            let muted = try await server.waitForNotification(apnsIDs[5], "the muted app's drop") { $0.kinds.contains("dropped") }
+            #expect(muted.state == "delivered" && muted.detail(of: "dropped")?["reason"] as? String == "notAuthorized", "\(muted)")
         }
     }
 
     /// What the Faults panel showed (console_browser.py --faults): the server's message for a refused rule, a rule listed
     /// before and after the push it answered, a scenario with the picked device's token, and the list cleared.
+    /// At first paint (the page's requests to the API held) and after load, the Send panel is usable: every select has
+    /// options, the payload parses and its verdict says so, the device list says something (issue 37, item 13).
+    static func checkFirstPaint(_ summary: [String: Any], context: String) throws {
+        let first = try #require(summary["firstPaint"] as? [String: Any], "\(context)")
+        #expect(first["device"] as? [String] == ["Asking the server…"], "\(context)")
+        #expect(first["app"] as? [String] == ["Pick a device first"], "\(context)")
+        #expect((first["template"] as? [String])?.first == "Templates…" && (first["template"] as? [String])?.count == 6, "\(context)")
+        #expect((first["validation"] as? String)?.hasPrefix("Valid JSON, ") == true, "\(context)")
+        #expect((first["payload"] as? String)?.contains(#""title": "Hello""#) == true, "\(context)")
+        #expect((first["devices"] as? String)?.contains("herald device --app com.example.app") == true, "\(context)")
+        let loaded = try #require(summary["afterLoad"] as? [String: Any], "\(context)")
+        #expect((loaded["device"] as? [String])?.contains("● Console iPhone") == true, "\(context)")
+        #expect((loaded["app"] as? [String])?.contains(Self.app) == true, "\(context)")
+        #expect((loaded["validation"] as? String)?.hasPrefix("✓ Ready to send") == true, "\(context)")
+        #expect((loaded["devices"] as? String)?.contains("Console iPhone") == true, "\(context)")
+    }
+
     static func checkFaultsPanel(_ summary: [String: Any], context: String) throws {
         #expect((summary["faultExample"] as? String)?.hasPrefix(#"{"match": {"topic": "com.example.app"}, "status": 503"#) == true, "\(context)")
         #expect(
