@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The release artifacts' figures (docs/install.md, "Figures"): sizes, and how long `herald serve` takes from start to
+# `/readyz` 200, on a new data directory and on one that holds 100,000 notifications waiting for an offline device.
+#
+#   bash scripts/release.sh && bash bench/install/run.sh          # R=5 runs of each (default)
+#
+# Environment: R (5), DIST (dist/), N (100000 notifications). The reference, measured in the same run, is
+# `herald --version`: the cost of starting the process at all. Prints a Markdown table of medians.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+ROOT=$PWD
+R=${R:-5}
+N=${N:-100000}
+DIST=${DIST:-$ROOT/dist}
+VERSION=$(tr -d '[:space:]' <VERSION)
+die() { echo "bench/install: $*" >&2; exit 1; }
+TARBALL=$(ls "$DIST"/herald-"$VERSION"-linux-*.tar.gz 2>/dev/null) || die "no tarball in $DIST (bash scripts/release.sh)"
+DEB=$(ls "$DIST"/herald_"$VERSION"_*.deb)
+OCI=$DIST/herald-$VERSION-oci.tar
+command -v curl >/dev/null && command -v python3 >/dev/null || die "curl and python3 are needed"
+
+WORK=$(mktemp -d)
+SERVER=
+cleanup() {
+    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+tar -C "$WORK" -xzf "$TARBALL"
+HERALD=$(ls "$WORK"/herald-*/herald)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+now() { date +%s%N; }
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# start_to_ready DATA-DIR [OPTIONS...]: milliseconds from starting `herald serve` to /readyz 200; the server is stopped.
+start_to_ready() {
+    local data=$1
+    shift
+    local tls h2c link started
+    tls=$(free_port) h2c=$(free_port) link=$(free_port)
+    started=$(now)
+    "$HERALD" serve --data-dir "$data" --tls-port "$tls" --h2c-port "$h2c" --link-port "$link" --log-level error "$@" >"$WORK/serve.log" 2>&1 &
+    SERVER=$!
+    until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$link/readyz")" = "200" ]; do
+        kill -0 "$SERVER" 2>/dev/null || die "herald serve stopped: $(cat "$WORK/serve.log")"
+        sleep 0.005
+    done
+    echo $((($(now) - started) / 1000000))
+    kill -TERM "$SERVER"
+    wait "$SERVER" || true
+    SERVER=
+}
+
+# The data directory with N notifications stored for a device that is offline (one token, N offline slots).
+echo "bench/install: storing $N notifications for an offline device ..." >&2
+FULL=$WORK/full
+h2c=$(free_port) link=$(free_port)
+"$HERALD" serve --data-dir "$FULL" --tls-port -1 --h2c-port "$h2c" --link-port "$link" --offline-slots "$N" --log-level error >"$WORK/serve.log" 2>&1 &
+SERVER=$!
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$link/readyz")" = "200" ]; do sleep 0.05; done
+TOKEN=$("$HERALD" tokens register --data-dir "$FULL" --topic com.example.app | tail -1)
+"$HERALD" send --data-dir "$FULL" --server "http://127.0.0.1:$h2c" --token "$TOKEN" --topic com.example.app \
+    --alert "stored" --repeat "$N" >"$WORK/send.log" 2>&1 || die "herald send failed: $(tail -3 "$WORK/send.log")"
+stored=$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_pending \([0-9]*\).*/\1/p' | head -1)
+kill -TERM "$SERVER"
+wait "$SERVER" || true
+SERVER=
+
+reference=() fresh=() loaded=()
+for run in $(seq 1 "$R"); do
+    started=$(now)
+    "$HERALD" --version >/dev/null
+    reference+=($((($(now) - started) / 1000000)))
+    fresh+=("$(start_to_ready "$WORK/fresh-$run")")
+    rm -rf "$WORK/loaded"
+    cp -a "$FULL" "$WORK/loaded"
+    loaded+=("$(start_to_ready "$WORK/loaded" --offline-slots "$N")")
+done
+
+kib() { echo $(($(stat -c %s "$1") / 1024)); }
+echo
+echo "| figure | median of $R | runs |"
+echo "|---|---|---|"
+echo "| binary, stripped, Swift runtime, Foundation and SQLite linked in | $(kib "$HERALD") KiB | |"
+echo "| $(basename "$TARBALL") | $(kib "$TARBALL") KiB | |"
+echo "| $(basename "$DEB") | $(kib "$DEB") KiB | |"
+echo "| $(basename "$OCI") | $(kib "$OCI") KiB | |"
+echo "| reference: \`herald --version\` (process start) | $(printf '%s\n' "${reference[@]}" | median) ms | ${reference[*]} |"
+echo "| \`herald serve\` start to \`/readyz\` 200, new data directory | $(printf '%s\n' "${fresh[@]}" | median) ms | ${fresh[*]} |"
+echo "| the same, $N notifications stored (pending: ${stored:-?}) | $(printf '%s\n' "${loaded[@]}" | median) ms | ${loaded[*]} |"
