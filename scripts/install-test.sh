@@ -238,6 +238,16 @@ took "2. tarball: serve, push, receive"
 say "3. $(basename "$OCI"), its root file system and entry point"
 mkdir -p "$WORK/oci/layout"
 tar -C "$WORK/oci/layout" -xf "$OCI"
+# The archive names its image as podman and docker read it (localhost/herald:VERSION); umoci finds it by a plain tag.
+python3 - "$WORK/oci/layout/index.json" "$VERSION" <<'PYTHON'
+import json, sys
+path, tag = sys.argv[1], sys.argv[2]
+index = json.load(open(path))
+names = [m.get("annotations", {}).get("org.opencontainers.image.ref.name") for m in index["manifests"]]
+assert names == ["localhost/herald:" + tag], names
+index["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"] = tag
+json.dump(index, open(path, "w"))
+PYTHON
 umoci unpack --image "$WORK/oci/layout:$VERSION" "$WORK/oci/bundle" >/dev/null
 root=$WORK/oci/bundle/rootfs
 give_proc_and_devices "$root"

@@ -32,7 +32,7 @@ done
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH=/opt/swift/usr/bin:$PATH
 fi
-for tool in strip readelf dpkg-deb dpkg-shlibdeps umoci sha256sum; do
+for tool in strip readelf dpkg-deb dpkg-shlibdeps umoci sha256sum python3; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "release: $tool is missing (apt-get install binutils dpkg-dev umoci)" >&2
         exit 1
@@ -49,6 +49,7 @@ NAME=herald-$VERSION-linux-$ARCH
 TARBALL=$NAME.tar.gz
 DEB=herald_${VERSION}_$DEB_ARCH.deb
 OCI=herald-$VERSION-oci.tar
+IMAGE_NAME=localhost/herald:$VERSION
 MAINTAINER="Herald developers <herald-push@users.noreply.github.com>"
 
 # The Swift runtime and Foundation go into the binary (--static-swift-stdlib), and so does SQLite: the SQLite
@@ -232,6 +233,16 @@ umoci config --image "$layout:$VERSION" \
     --config.label io.herald.healthcheck="/usr/bin/herald health" \
     --tag "$VERSION" >/dev/null
 umoci gc --layout "$layout"
+# The image's name as podman load and docker load (25 and later) read it: a full reference, which umoci's tags cannot
+# hold ("0.1.0" would load as localhost/0.1.0).
+python3 - "$layout/index.json" "$IMAGE_NAME" <<'PYTHON'
+import json, sys
+path, name = sys.argv[1], sys.argv[2]
+index = json.load(open(path))
+for manifest in index["manifests"]:
+    manifest.setdefault("annotations", {}).update({"org.opencontainers.image.ref.name": name, "io.containerd.image.name": name})
+json.dump(index, open(path, "w"), separators=(",", ":"))
+PYTHON
 tar -C "$layout" --owner=0 --group=0 --numeric-owner --sort=name -cf "$DIST/$OCI" .
 
 # --- Checksums and checks ----------------------------------------------------------------------------------------------

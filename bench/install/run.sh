@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The release artifacts' figures (docs/install.md, "Figures"): sizes, and how long `herald serve` takes from start to
-# `/readyz` 200, on a new data directory and on one that holds 100,000 notifications waiting for an offline device.
+# `/readyz` 200, on a new data directory and on one whose store holds 100,000 delivered notifications.
 #
 #   bash scripts/release.sh && bash bench/install/run.sh          # R=5 runs of each (default)
 #
@@ -22,7 +22,9 @@ command -v curl >/dev/null && command -v python3 >/dev/null || die "curl and pyt
 
 WORK=$(mktemp -d)
 SERVER=
+DEVICE=
 cleanup() {
+    [ -n "$DEVICE" ] && kill "$DEVICE" 2>/dev/null
     [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
     rm -rf "$WORK"
 }
@@ -52,17 +54,26 @@ start_to_ready() {
     SERVER=
 }
 
-# The data directory with N notifications stored for a device that is offline (one token, N offline slots).
-echo "bench/install: storing $N notifications for an offline device ..." >&2
+# The data directory with N notifications in its store: sent to a device that is online, delivered, and kept for the
+# retention period (168 hours by default), with their traces.
+echo "bench/install: storing $N delivered notifications ..." >&2
 FULL=$WORK/full
 h2c=$(free_port) link=$(free_port)
-"$HERALD" serve --data-dir "$FULL" --tls-port -1 --h2c-port "$h2c" --link-port "$link" --offline-slots "$N" --log-level error >"$WORK/serve.log" 2>&1 &
+"$HERALD" serve --data-dir "$FULL" --tls-port -1 --h2c-port "$h2c" --link-port "$link" --log-level error >"$WORK/serve.log" 2>&1 &
 SERVER=$!
 until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$link/readyz")" = "200" ]; do sleep 0.05; done
-TOKEN=$("$HERALD" tokens register --data-dir "$FULL" --topic com.example.app | tail -1)
-"$HERALD" send --data-dir "$FULL" --server "http://127.0.0.1:$h2c" --token "$TOKEN" --topic com.example.app \
-    --alert "stored" --repeat "$N" >"$WORK/send.log" 2>&1 || die "herald send failed: $(tail -3 "$WORK/send.log")"
-stored=$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_pending \([0-9]*\).*/\1/p' | head -1)
+"$HERALD" device --data-dir "$FULL" --server "ws://127.0.0.1:$link/device-link" --app com.example.app >"$WORK/device.log" 2>&1 &
+DEVICE=$!
+until grep -q "^token com.example.app" "$WORK/device.log"; do
+    kill -0 "$DEVICE" 2>/dev/null || die "herald device stopped: $(cat "$WORK/device.log")"
+    sleep 0.05
+done
+"$HERALD" send --data-dir "$FULL" --server "http://127.0.0.1:$h2c" --topic com.example.app --alert "stored" --repeat "$N" \
+    >"$WORK/send.log" 2>&1 || die "herald send failed: $(tail -3 "$WORK/send.log")"
+until [ "$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_pending \([0-9]*\).*/\1/p' | head -1)" = "0" ]; do sleep 0.5; done
+stored=$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_delivered_total \([0-9]*\).*/\1/p' | head -1)
+kill "$DEVICE"
+wait "$DEVICE" || true
 kill -TERM "$SERVER"
 wait "$SERVER" || true
 SERVER=
@@ -75,7 +86,7 @@ for run in $(seq 1 "$R"); do
     fresh+=("$(start_to_ready "$WORK/fresh-$run")")
     rm -rf "$WORK/loaded"
     cp -a "$FULL" "$WORK/loaded"
-    loaded+=("$(start_to_ready "$WORK/loaded" --offline-slots "$N")")
+    loaded+=("$(start_to_ready "$WORK/loaded")")
 done
 
 kib() { echo $(($(stat -c %s "$1") / 1024)); }
@@ -88,4 +99,4 @@ echo "| $(basename "$DEB") | $(kib "$DEB") KiB | |"
 echo "| $(basename "$OCI") | $(kib "$OCI") KiB | |"
 echo "| reference: \`herald --version\` (process start) | $(printf '%s\n' "${reference[@]}" | median) ms | ${reference[*]} |"
 echo "| \`herald serve\` start to \`/readyz\` 200, new data directory | $(printf '%s\n' "${fresh[@]}" | median) ms | ${fresh[*]} |"
-echo "| the same, $N notifications stored (pending: ${stored:-?}) | $(printf '%s\n' "${loaded[@]}" | median) ms | ${loaded[*]} |"
+echo "| the same, $N notifications in the store (delivered: ${stored:-?}; $(du -sm "$FULL" | cut -f1) MB) | $(printf '%s\n' "${loaded[@]}" | median) ms | ${loaded[*]} |"
