@@ -9,7 +9,7 @@ struct Herald: AsyncParsableCommand {
         commandName: "herald",
         abstract: "An APNs-compatible push notification service.",
         discussion: """
-            Every command but `faults` (which talks to a running server's web port) uses the data directory given by \
+            Every command but `faults` and `health` (which talk to a running server's web port) uses the data directory given by \
             --data-dir, else HERALD_DATA_DIR, else ./herald-data if it exists; only `herald serve` creates it. Exit \
             status: 0 on success; 1 with one line `herald: error: …` on standard error; 64 for a command line that \
             cannot be parsed.
