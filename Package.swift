@@ -75,6 +75,7 @@ let package = Package(
                 "HeraldCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -89,7 +90,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -139,6 +139,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -196,8 +197,8 @@ let package = Package(
         .target(
             name: "HeraldTesting",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldWeb", "HeraldServer", "HeraldPostgres", "HeraldDeviceHost",
-                "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldProviderClient", "HeraldGateway",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldPostgres", "HeraldDeviceHost",
+                "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldActivityKit", "HeraldProviderClient", "HeraldGateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -208,7 +209,6 @@ let package = Package(
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldPostgres", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
                 "HeraldWeb", "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer", "HeraldUserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -242,7 +242,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldPostgres", "HeraldCore", "HeraldTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HeraldStore", "HeraldPostgres", "HeraldCore", "HeraldTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "HeraldGatewayTests",
@@ -251,11 +255,11 @@ let package = Package(
                 "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
@@ -280,7 +284,10 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldPostgres", "HeraldCore", "HeraldTesting", "HeraldTestSupport",
+                "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldPostgres", "HeraldCore", "HeraldUserNotifications", "HeraldTesting",
+                "HeraldTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -297,8 +304,6 @@ let package = Package(
             dependencies: [
                 "HeraldDeviceLink", "HeraldCore",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
@@ -311,7 +316,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -321,8 +326,8 @@ let package = Package(
             name: "HeraldTestingTests",
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldDeviceLink", "HeraldProviderClient", "HeraldSimulator", "HeraldStore",
-                "HeraldCore", "HeraldUserNotifications", "HeraldTestSupport",
-                "HeraldServer", "HeraldGateway", "HeraldWeb", "HeraldAuth",
+                "HeraldCore", "HeraldUserNotifications", "HeraldActivityKit", "HeraldTestSupport",
+                "HeraldServer", "HeraldGateway", "HeraldAuth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
