@@ -59,17 +59,10 @@ enum HealthProbe {
     static let maximumAnswerBytes = 16_384
 
     static func get(host: String, port: Int, path: String, timeoutSeconds: Int) throws -> Answer {
-        var hints = addrinfo()
-        hints.ai_flags = AI_NUMERICSERV
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
+        guard let list = StreamAddress.lookup(host: host, port: port, passive: false) else {
             throw CLIFailure("cannot resolve \(host) (give --host an address of the machine herald serve runs on)")
         }
+        let first = list
         defer { freeaddrinfo(list) }
         let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
         guard descriptor >= 0 else { throw CLIFailure("cannot open a socket: \(SystemError.text(errno))") }

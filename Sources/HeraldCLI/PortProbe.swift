@@ -12,17 +12,10 @@ enum PortProbe {
     /// Why binding `host:port` fails now, as the server would bind it (`SO_REUSEADDR`); `nil` when it would work
     /// or cannot be tried (the server then finds out for itself).
     static func failure(host: String, port: Int) -> (code: Int32?, text: String)? {
-        var hints = addrinfo()
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
+        guard let list = StreamAddress.lookup(host: host, port: port, passive: true) else {
             return (nil, "no such address on this machine")
         }
+        let first = list
         defer { freeaddrinfo(list) }
         let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
         guard descriptor >= 0 else { return nil }
