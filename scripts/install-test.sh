@@ -184,6 +184,9 @@ if inside "$root" 0:0 ldd /usr/bin/herald | grep -E 'not found|swift|/opt/'; the
     echo "install-test: the installed binary misses a library (above)" >&2
     exit 1
 fi
+# A user who runs a command elsewhere is told where the service's data is.
+hint=$(inside "$root" 0:0 /bin/sh -c 'cd /tmp && herald devices list' 2>&1 || true)
+grep -q "HERALD_DATA_DIR=/var/lib/herald" <<<"$hint" || { echo "install-test: no hint at /var/lib/herald: $hint" >&2; exit 1; }
 # The unit, as systemd would run it: its user, its environment and settings file, its ExecStart.
 unit=$root/lib/systemd/system/herald.service
 unit_value() { sed -n "s/^$1=//p" "$unit" | head -1; }

@@ -75,9 +75,20 @@ struct DataDirectoryOptions: ParsableArguments {
         if environmentValue != nil {
             throw CLIFailure("no Herald data directory at \(dataDirectory) (named by HERALD_DATA_DIR; start `herald serve` with it first)")
         }
-        let here = FileManager.default.currentDirectoryPath
-        throw CLIFailure(
-            "no Herald data directory ./herald-data in \(here) (run `herald serve` here first, or give --data-dir or HERALD_DATA_DIR)"
-        )
+        let service = FileManager.default.fileExists(atPath: Self.serviceDataDirectory) ? Self.serviceDataDirectory : nil
+        throw CLIFailure(Self.noDefaultDirectory(here: FileManager.default.currentDirectoryPath, service: service))
+    }
+
+    /// The data directory of the Debian package's `herald.service` and of the container image (docs/install.md).
+    static let serviceDataDirectory = "/var/lib/herald"
+
+    /// Why a command found no `./herald-data` in `here`: on a machine where the installed service keeps its data in
+    /// `service`, the way to it (a newcomer who installed the package runs `herald send` in their home directory).
+    static func noDefaultDirectory(here: String, service: String?) -> String {
+        guard let service else {
+            return "no Herald data directory ./herald-data in \(here) (run `herald serve` here first, or give --data-dir or HERALD_DATA_DIR)"
+        }
+        return "no Herald data directory ./herald-data in \(here); the installed herald.service keeps its data in \(service): "
+            + "give HERALD_DATA_DIR=\(service), as a user who may read it (e.g. sudo -u herald HERALD_DATA_DIR=\(service) herald …)"
     }
 }

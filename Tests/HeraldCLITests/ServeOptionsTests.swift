@@ -199,3 +199,25 @@ struct ServeOptionsTests {
         #expect(ServeCommand.nextStep(listening) == line)
     }
 }
+
+/// What a command says when it finds no data directory where it runs (`DataDirectoryOptions.requireExisting()`).
+@Suite("No data directory: the message points at the installed service's", .tier(.unit))
+struct NoDataDirectoryMessageTests {
+    @Test("Without an installed service: run herald serve here, or name the directory")
+    func withoutService() {
+        #expect(
+            DataDirectoryOptions.noDefaultDirectory(here: "/home/ana", service: nil)
+                == "no Herald data directory ./herald-data in /home/ana (run `herald serve` here first, or give --data-dir or HERALD_DATA_DIR)"
+        )
+    }
+
+    @Test("With the Debian package's /var/lib/herald: the variable that names it, and as whom")
+    func withService() {
+        #expect(DataDirectoryOptions.serviceDataDirectory == "/var/lib/herald")
+        #expect(
+            DataDirectoryOptions.noDefaultDirectory(here: "/home/ana", service: "/var/lib/herald")
+                == "no Herald data directory ./herald-data in /home/ana; the installed herald.service keeps its data in /var/lib/herald: "
+                + "give HERALD_DATA_DIR=/var/lib/herald, as a user who may read it (e.g. sudo -u herald HERALD_DATA_DIR=/var/lib/herald herald …)"
+        )
+    }
+}
