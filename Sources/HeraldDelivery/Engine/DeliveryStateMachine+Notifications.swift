@@ -86,9 +86,11 @@ extension DeliveryStateMachine {
     private mutating func limitOfflineStorage(_ token: DeviceToken, newest: NotificationID, now: Int64, into actions: inout [Action]) {
         // Why: "APNs stores only one notification per bundle ID … In most cases, the latest" (spec §A.10).
         // Counted, then finished oldest first, without collecting the waiting keys: this runs for every notification
-        // stored for an offline device.
-        guard let queue = queues[token] else { return }
-        var excess = -max(1, policy.offlineSlotsPerApp)
+        // stored for an offline device. A queue no longer than the slots cannot hold too many pending ones: without that
+        // check, `--offline-slots N` made N pushes to one offline token cost N²/2 entry reads (10,000 took 24 s of CPU).
+        let slots = max(1, policy.offlineSlotsPerApp)
+        guard let queue = queues[token], queue.count > slots else { return }
+        var excess = -slots
         for key in queue where entries[key]?.status == .pending { excess += 1 }
         guard excess > 0 else { return }
         let detail = TraceDetail.object(["reason": .string("offline-storage-limit"), "by": .string(newest.text)])
