@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The release artifacts' figures (docs/install.md, "Figures"): sizes, and how long `herald serve` takes from start to
-# `/readyz` 200, on a new data directory and on one whose store holds 100,000 delivered notifications.
+# `/readyz` 200, on a new data directory, on one whose store holds 100,000 delivered notifications, and on one with
+# 100,000 waiting for an offline device (restored into memory at start).
 #
 #   bash scripts/release.sh && bash bench/install/run.sh          # R=5 runs of each (default)
 #
@@ -24,8 +25,8 @@ WORK=$(mktemp -d)
 SERVER=
 DEVICE=
 cleanup() {
-    [ -n "$DEVICE" ] && kill "$DEVICE" 2>/dev/null
-    [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+    if [ -n "$DEVICE" ]; then kill "$DEVICE" 2>/dev/null || true; fi
+    if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null || true; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -74,11 +75,28 @@ until [ "$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifica
 stored=$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_delivered_total \([0-9]*\).*/\1/p' | head -1)
 kill "$DEVICE"
 wait "$DEVICE" || true
+DEVICE=
 kill -TERM "$SERVER"
 wait "$SERVER" || true
 SERVER=
 
-reference=() fresh=() loaded=()
+# And one with N notifications waiting for a device that is offline (one token, N offline slots): restored into memory
+# at start.
+echo "bench/install: storing $N notifications for an offline device ..." >&2
+PENDING=$WORK/pending
+h2c=$(free_port) link=$(free_port)
+"$HERALD" serve --data-dir "$PENDING" --tls-port -1 --h2c-port "$h2c" --link-port "$link" --offline-slots "$N" --log-level error >"$WORK/serve.log" 2>&1 &
+SERVER=$!
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$link/readyz")" = "200" ]; do sleep 0.05; done
+TOKEN=$("$HERALD" tokens register --data-dir "$PENDING" --topic com.example.app | tail -1)
+"$HERALD" send --data-dir "$PENDING" --server "http://127.0.0.1:$h2c" --token "$TOKEN" --topic com.example.app --alert "waiting" \
+    --repeat "$N" >"$WORK/send.log" 2>&1 || die "herald send failed: $(tail -3 "$WORK/send.log")"
+waiting=$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_pending \([0-9]*\).*/\1/p' | head -1)
+kill -TERM "$SERVER"
+wait "$SERVER" || true
+SERVER=
+
+reference=() fresh=() loaded=() restored=()
 for run in $(seq 1 "$R"); do
     started=$(now)
     "$HERALD" --version >/dev/null
@@ -87,6 +105,9 @@ for run in $(seq 1 "$R"); do
     rm -rf "$WORK/loaded"
     cp -a "$FULL" "$WORK/loaded"
     loaded+=("$(start_to_ready "$WORK/loaded")")
+    rm -rf "$WORK/restored"
+    cp -a "$PENDING" "$WORK/restored"
+    restored+=("$(start_to_ready "$WORK/restored" --offline-slots "$N")")
 done
 
 kib() { echo $(($(stat -c %s "$1") / 1024)); }
@@ -100,3 +121,4 @@ echo "| $(basename "$OCI") | $(kib "$OCI") KiB | |"
 echo "| reference: \`herald --version\` (process start) | $(printf '%s\n' "${reference[@]}" | median) ms | ${reference[*]} |"
 echo "| \`herald serve\` start to \`/readyz\` 200, new data directory | $(printf '%s\n' "${fresh[@]}" | median) ms | ${fresh[*]} |"
 echo "| the same, $N notifications in the store (delivered: ${stored:-?}; $(du -sm "$FULL" | cut -f1) MB) | $(printf '%s\n' "${loaded[@]}" | median) ms | ${loaded[*]} |"
+echo "| the same, $N notifications waiting for an offline device (pending: ${waiting:-?}; $(du -sm "$PENDING" | cut -f1) MB) | $(printf '%s\n' "${restored[@]}" | median) ms | ${restored[*]} |"
