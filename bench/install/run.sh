@@ -36,65 +36,65 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# start_to_ready DATA-DIR [OPTIONS...]: milliseconds from starting `herald serve` to /readyz 200; the server is stopped.
-start_to_ready() {
+# serve DATA-DIR [OPTIONS...]: starts `herald serve` on free ports (TLS too; H2C and LINK are kept) and returns
+# once /readyz answers 200. stop_server: SIGTERM, and waits for it. metric NAME: a value of its /metrics.
+serve() {
     local data=$1
     shift
-    local tls h2c link started
-    tls=$(free_port) h2c=$(free_port) link=$(free_port)
-    started=$(now)
-    "$HERALD" serve --data-dir "$data" --tls-port "$tls" --h2c-port "$h2c" --link-port "$link" --log-level error "$@" >"$WORK/serve.log" 2>&1 &
+    H2C=$(free_port) LINK=$(free_port)
+    "$HERALD" serve --data-dir "$data" --tls-port "$(free_port)" --h2c-port "$H2C" --link-port "$LINK" --log-level error "$@" >"$WORK/serve.log" 2>&1 &
     SERVER=$!
-    until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$link/readyz")" = "200" ]; do
+    until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$LINK/readyz")" = "200" ]; do
         kill -0 "$SERVER" 2>/dev/null || die "herald serve stopped: $(cat "$WORK/serve.log")"
         sleep 0.005
     done
-    echo $((($(now) - started) / 1000000))
+}
+stop_server() {
     kill -TERM "$SERVER"
     wait "$SERVER" || true
     SERVER=
+}
+metric() { curl -s "http://127.0.0.1:$LINK/metrics" | sed -n "s/^$1 \([0-9]*\).*/\1/p" | head -1; }
+
+# start_to_ready DATA-DIR [OPTIONS...]: milliseconds from starting `herald serve` to /readyz 200; the server is stopped.
+start_to_ready() {
+    local started
+    started=$(now)
+    serve "$@"
+    echo $((($(now) - started) / 1000000))
+    stop_server
 }
 
 # The data directory with N notifications in its store: sent to a device that is online, delivered, and kept for the
 # retention period (168 hours by default), with their traces.
 echo "bench/install: storing $N delivered notifications ..." >&2
 FULL=$WORK/full
-h2c=$(free_port) link=$(free_port)
-"$HERALD" serve --data-dir "$FULL" --tls-port -1 --h2c-port "$h2c" --link-port "$link" --log-level error >"$WORK/serve.log" 2>&1 &
-SERVER=$!
-until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$link/readyz")" = "200" ]; do sleep 0.05; done
-"$HERALD" device --data-dir "$FULL" --server "ws://127.0.0.1:$link/device-link" --app com.example.app >"$WORK/device.log" 2>&1 &
+serve "$FULL"
+"$HERALD" device --data-dir "$FULL" --server "ws://127.0.0.1:$LINK/device-link" --app com.example.app >"$WORK/device.log" 2>&1 &
 DEVICE=$!
 until grep -q "^token com.example.app" "$WORK/device.log"; do
     kill -0 "$DEVICE" 2>/dev/null || die "herald device stopped: $(cat "$WORK/device.log")"
     sleep 0.05
 done
-"$HERALD" send --data-dir "$FULL" --server "http://127.0.0.1:$h2c" --topic com.example.app --alert "stored" --repeat "$N" \
+"$HERALD" send --data-dir "$FULL" --server "http://127.0.0.1:$H2C" --topic com.example.app --alert "stored" --repeat "$N" \
     >"$WORK/send.log" 2>&1 || die "herald send failed: $(tail -3 "$WORK/send.log")"
-until [ "$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_pending \([0-9]*\).*/\1/p' | head -1)" = "0" ]; do sleep 0.5; done
-stored=$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_delivered_total \([0-9]*\).*/\1/p' | head -1)
+until [ "$(metric herald_notifications_pending)" = "0" ]; do sleep 0.5; done
+stored=$(metric herald_notifications_delivered_total)
 kill "$DEVICE"
 wait "$DEVICE" || true
 DEVICE=
-kill -TERM "$SERVER"
-wait "$SERVER" || true
-SERVER=
+stop_server
 
 # And one with N notifications waiting for a device that is offline (one token, N offline slots): restored into memory
 # at start.
 echo "bench/install: storing $N notifications for an offline device ..." >&2
 PENDING=$WORK/pending
-h2c=$(free_port) link=$(free_port)
-"$HERALD" serve --data-dir "$PENDING" --tls-port -1 --h2c-port "$h2c" --link-port "$link" --offline-slots "$N" --log-level error >"$WORK/serve.log" 2>&1 &
-SERVER=$!
-until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$link/readyz")" = "200" ]; do sleep 0.05; done
+serve "$PENDING" --offline-slots "$N"
 TOKEN=$("$HERALD" tokens register --data-dir "$PENDING" --topic com.example.app | tail -1)
-"$HERALD" send --data-dir "$PENDING" --server "http://127.0.0.1:$h2c" --token "$TOKEN" --topic com.example.app --alert "waiting" \
+"$HERALD" send --data-dir "$PENDING" --server "http://127.0.0.1:$H2C" --token "$TOKEN" --topic com.example.app --alert "waiting" \
     --repeat "$N" >"$WORK/send.log" 2>&1 || die "herald send failed: $(tail -3 "$WORK/send.log")"
-waiting=$(curl -s "http://127.0.0.1:$link/metrics" | sed -n 's/^herald_notifications_pending \([0-9]*\).*/\1/p' | head -1)
-kill -TERM "$SERVER"
-wait "$SERVER" || true
-SERVER=
+waiting=$(metric herald_notifications_pending)
+stop_server
 
 reference=() fresh=() loaded=() restored=()
 for run in $(seq 1 "$R"); do
