@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldDeviceLink
 
 /// libFuzzer target: the device link's frame readers (`DeviceLinkClientMessage(frame:)`, `DeviceLinkServerMessage(frame:)`,
-/// `JSONFrameReader`) on a frame's bytes, and the `WebSocketMessageAssembler` on the same bytes cut into WebSocket frames
+/// `JSONObjectReader`) on a frame's bytes, and the `WebSocketMessageAssembler` on the same bytes cut into WebSocket frames
 /// (`WebSocketFragments.swift`).
 ///
 /// Oracles beyond "no crash": a frame that reads, written back with `frame()`, reads as an equal message and writes the
@@ -17,7 +17,7 @@ func fuzzDeviceLinkFrames(_ bytes: [UInt8]) {
 }
 
 private func checkFrameReader(_ bytes: [UInt8]) {
-    guard let reader = try? JSONFrameReader(bytes) else { return }
+    guard let reader = try? JSONObjectReader(bytes) else { return }
     let context = DeviceLinkError(code: .malformedFrame, message: "fuzz")
     // The members the readers take as raw bytes; the last of a name is the one that counts (a lookup sees the last).
     for name in ["payload", "screen", "detail"] where reader.object[name]?.objectValue != nil {

@@ -89,7 +89,7 @@ EDGES = {
     "edge-unknown-type": '{"type":"goodbye","id":"x1","apnsID":"' + APNS_ID + '"}',
     "edge-unicode": '{"type":"hello","enrol":"K\\u00fcche \xf0\x9f\x8d\xb3 \\ud83d\\ude00"}',
     "edge-error-limits": '{"type":"error","code":"internal","retryAfterMs":-8999999999999999,"message":null}',
-    # Found by reading JSONFrameReader and confirmed with the target: Int.min trapped in abs() (fixed; a unit test keeps it).
+    # Found by reading JSONObjectReader and confirmed with the target: Int.min trapped in abs() (fixed; a unit test keeps it).
     "edge-integer-min": '{"type":"activity-token-retired","id":"a2","token":"9a0cffeeddccbbaa99887766554433221100","at":-9223372036854775808}',
 }
 

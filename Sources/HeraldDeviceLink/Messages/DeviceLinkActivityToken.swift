@@ -58,7 +58,7 @@ extension DeviceLinkClientMessage {
     /// The token length Herald accepts, in hex digits (ActivityKit's tokens are 32 bytes: 64 digits).
     public static let activityTokenLengths = 16...200
 
-    static func activityToken(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkActivityToken {
+    static func activityToken(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkActivityToken {
         let app = try appRequest(reader, context)
         let kind = TokenKind(rawValue: try reader.string("kind", context: context))
         guard kind.isActivityKind else {
@@ -80,7 +80,7 @@ extension DeviceLinkClientMessage {
         )
     }
 
-    static func activityTokenValue(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceToken {
+    static func activityTokenValue(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceToken {
         let text = try reader.string("token", context: context)
         guard activityTokenLengths.contains(text.utf8.count), let token = DeviceToken(hex: text) else {
             throw context.with(

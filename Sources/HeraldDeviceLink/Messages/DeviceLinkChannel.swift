@@ -44,7 +44,7 @@ public struct DeviceLinkChannelReply: Sendable, Hashable {
 public typealias DeviceLinkBroadcast = ChannelMessage
 
 extension DeviceLinkClientMessage {
-    static func channelRequest(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkChannelRequest {
+    static func channelRequest(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkChannelRequest {
         let app = try appRequest(reader, context)
         return DeviceLinkChannelRequest(
             id: app.id,
@@ -54,7 +54,7 @@ extension DeviceLinkClientMessage {
         )
     }
 
-    static func channelID(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> String {
+    static func channelID(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> String {
         let channelID = try reader.string("channel", context: context)
         guard ChannelID.isWellFormed(channelID) else {
             throw context.with(code: .invalidChannel, message: "\"channel\" must be a channel id: base64 of 1 to 48 bytes")

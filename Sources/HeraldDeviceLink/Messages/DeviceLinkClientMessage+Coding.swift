@@ -11,7 +11,7 @@ extension DeviceLinkClientMessage {
     /// Never traps: anything but a well-formed message throws the ``DeviceLinkError`` to send back, carrying
     /// the frame's `id` and `apnsID` when they could be read. Unknown members are ignored.
     public init(frame: some Collection<UInt8>) throws(DeviceLinkError) {
-        let reader = try JSONFrameReader(frame)
+        let reader = try DeviceLinkError.frameReader(frame)
         let context = DeviceLinkError.context(of: reader)
         guard case .string(let type)? = reader.object["type"] else {
             throw context.with(message: "a frame needs a string member \"type\"")
@@ -106,7 +106,7 @@ extension DeviceLinkClientMessage {
         writer.member("environment", request.environment.rawValue)
     }
 
-    private static func hello(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkHello {
+    private static func hello(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkHello {
         let enrol = try reader.optionalString("enrol", context: context)
         let device = try reader.optionalString("device", context: context)
         let secret = try reader.optionalString("secret", context: context)
@@ -125,7 +125,7 @@ extension DeviceLinkClientMessage {
         }
     }
 
-    static func appRequest(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkAppRequest {
+    static func appRequest(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkAppRequest {
         let id = try reader.optionalString("id", context: context)
         let bundleID = try reader.string("bundleID", context: context)
         guard Topic.isWellFormed(bundleID) else {
@@ -146,14 +146,14 @@ extension DeviceLinkClientMessage {
         return DeviceLinkAppRequest(id: id, bundleID: bundleID, environment: environment)
     }
 
-    private static func notificationID(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> NotificationID {
+    private static func notificationID(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> NotificationID {
         let text = try reader.string("apnsID", context: context)
         guard let id = NotificationID(text) else { throw context.with(message: "\"apnsID\" must be a UUID") }
         return id
     }
 
     /// The `screen` member's bytes, once its object has the shape of a `DeviceSnapshot` (``JSONShape/deviceSnapshot``).
-    private static func screen(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> [UInt8] {
+    private static func screen(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> [UInt8] {
         let json = try reader.rawObject("screen", context: context)
         if let screen = reader.object["screen"], let problem = JSONShape.deviceSnapshot.problem(with: screen, at: "screen") {
             throw context.with(message: "\"screen\" is not a DeviceSnapshot: \(problem)")
@@ -161,7 +161,7 @@ extension DeviceLinkClientMessage {
         return json
     }
 
-    private static func report(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkReport {
+    private static func report(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkReport {
         let apnsID = try notificationID(reader, context)
         let event = DeviceLinkReportEvent(rawValue: try reader.string("event", context: context))
         guard event.isKnown else {
@@ -173,9 +173,19 @@ extension DeviceLinkClientMessage {
     }
 }
 
-extension DeviceLinkError {
+extension DeviceLinkError: JSONMemberError {
+    /// Reads a frame that must be one JSON object; anything else is a `malformed-frame` error.
+    static func frameReader(_ frame: some Collection<UInt8>) throws(DeviceLinkError) -> JSONObjectReader {
+        do {
+            return try JSONObjectReader(frame)
+        } catch {
+            let message = error.parseFailure.map { "the frame is not valid JSON: \($0)" } ?? "the frame must be a JSON object"
+            throw DeviceLinkError(code: .malformedFrame, message: message)
+        }
+    }
+
     /// A `malformed-frame` error carrying the frame's `id` and `apnsID` when they are strings.
-    static func context(of reader: JSONFrameReader) -> DeviceLinkError {
+    static func context(of reader: JSONObjectReader) -> DeviceLinkError {
         DeviceLinkError(
             code: .malformedFrame,
             message: "malformed frame",

@@ -6,7 +6,7 @@ extension DeviceLinkServerMessage {
     /// Never traps: anything but a well-formed message throws a ``DeviceLinkError`` describing it. A client
     /// should skip a frame of an ``DeviceLinkErrorCode/unknownType`` (a newer server may send more types).
     public init(frame: some Collection<UInt8>) throws(DeviceLinkError) {
-        let reader = try JSONFrameReader(frame)
+        let reader = try DeviceLinkError.frameReader(frame)
         let context = DeviceLinkError.context(of: reader)
         guard case .string(let type)? = reader.object["type"] else {
             throw context.with(message: "a frame needs a string member \"type\"")
@@ -215,7 +215,7 @@ extension DeviceLinkServerMessage {
         return writer.bytes
     }
 
-    private static func environment(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> APNSEnvironment {
+    private static func environment(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> APNSEnvironment {
         let text = try reader.string("environment", context: context)
         guard let environment = APNSEnvironment(rawValue: text) else {
             throw context.with(code: .invalidEnvironment, message: "\"environment\" must be \"sandbox\" or \"production\"")
@@ -223,14 +223,14 @@ extension DeviceLinkServerMessage {
         return environment
     }
 
-    private static func token(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceToken {
+    private static func token(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceToken {
         guard let token = DeviceToken(hex: try reader.string("token", context: context)) else {
             throw context.with(message: "\"token\" must be a device token in hex")
         }
         return token
     }
 
-    private static func notification(_ reader: JSONFrameReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkNotification {
+    private static func notification(_ reader: JSONObjectReader, _ context: DeviceLinkError) throws(DeviceLinkError) -> DeviceLinkNotification {
         guard let apnsID = NotificationID(try reader.string("apnsID", context: context)) else {
             throw context.with(message: "\"apnsID\" must be a UUID")
         }
@@ -260,7 +260,7 @@ extension DeviceLinkServerMessage {
 extension DeviceLinkInteraction {
     /// Reads the members every interaction has (all but `type` and `id`) from a JSON object; a missing or mistyped
     /// one throws `context` with a message naming it.
-    package init(reading reader: JSONFrameReader, id: String, context: DeviceLinkError) throws(DeviceLinkError) {
+    package init(reading reader: JSONObjectReader, id: String, context: DeviceLinkError) throws(DeviceLinkError) {
         self.init(
             id: id,
             bundleID: try reader.string("bundleID", context: context),

@@ -40,7 +40,8 @@ extension ConsoleAPI {
             writer.member("ok", true)
             writer.endObject()
             return .json(writer.bytes)
-        case .refused(let message): throw WebError(status: 422, message: message)
+        // 409 like an offline device: the device's state, not the request's form, stands in the way.
+        case .refused(let message): throw WebError(status: 409, message: message)
         case .offline: throw WebError(status: 409, message: "device \(deviceID) is offline")
         case .timedOut:
             throw WebError(status: 504, message: "device \(deviceID) did not answer within \(configuration.interactionTimeout)")

@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldDeviceLink
 import Hummingbird
 
 /// The web console's JSON API on the web port (docs/inspection-api.json, tag `console`): devices' screens,
@@ -40,11 +39,18 @@ public struct ConsoleAPI: Sendable {
     }
 }
 
-extension WebError {
+extension WebError: JSONMemberError {
+    /// This error with another message.
+    public func with(message: String) -> WebError {
+        var copy = self
+        copy.message = message
+        return copy
+    }
+
     /// A reader of a request body that must be one JSON object; anything else is a `400`.
-    static func bodyReader(_ body: [UInt8]) throws(WebError) -> JSONFrameReader {
+    static func bodyReader(_ body: [UInt8]) throws(WebError) -> JSONObjectReader {
         do {
-            return try JSONFrameReader(body)
+            return try JSONObjectReader(body)
         } catch {
             throw .badRequest("the body must be a JSON object")
         }

@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldDeviceLink
 
 /// A channel-management or broadcast request the console sends through the gateway as a provider would
 /// (docs/broadcast.md, docs/console.md).
@@ -46,7 +45,7 @@ extension ConsoleAPI {
     func channelRequest(_ kind: String, body: [UInt8]) async throws(WebError) -> WebResponse {
         let pushes = try available()
         let reader = try WebError.bodyReader(body)
-        let context = DeviceLinkError(code: .malformedFrame, message: "")
+        let context = WebError.badRequest("")
         func string(_ name: String) throws(WebError) -> String {
             guard let value = try? reader.string(name, context: context) else { throw .badRequest("\(name) must be a string") }
             return value

@@ -1,6 +1,5 @@
 import HeraldCore
 import HeraldDelivery
-import HeraldDeviceLink
 
 /// A push as the web console's send form has it (`POST /api/v1/console/validate` and `/send`).
 ///
@@ -57,25 +56,21 @@ public struct ConsolePush: Sendable, Hashable {
     /// - Throws: a one-line message for a body that is not such an object, or one with a header value that cannot be sent.
     init(json body: [UInt8]) throws(WebError) {
         let reader = try WebError.bodyReader(body)
-        let context = DeviceLinkError(code: .malformedFrame, message: "")
-        do throws(DeviceLinkError) {
-            token = try reader.optionalString("token", context: context)
-            deviceID = try reader.optionalString("deviceID", context: context)
-            bundleID = try reader.optionalString("bundleID", context: context)
-            topic = try reader.optionalString("topic", context: context)
-            pushType = try reader.optionalString("pushType", context: context)
-            priority = try reader.optionalInteger("priority", context: context)
-            expiration = try reader.optionalInteger("expiration", context: context)
-            collapseID = try reader.optionalString("collapseID", context: context)
-            apnsID = try reader.optionalString("apnsID", context: context)
-            switch reader.object["payload"] {
-            case nil, .null?: throw context.with(message: "\"payload\" is required: a string (the JSON text) or a JSON object")
-            case .string(let text)?: payload = Array(text.utf8)
-            case .object?: payload = try reader.rawObject("payload", context: context)
-            default: throw context.with(message: "\"payload\" must be a string (the JSON text) or a JSON object")
-            }
-        } catch {
-            throw .badRequest(error.message)
+        let context = WebError.badRequest("")
+        token = try reader.optionalString("token", context: context)
+        deviceID = try reader.optionalString("deviceID", context: context)
+        bundleID = try reader.optionalString("bundleID", context: context)
+        topic = try reader.optionalString("topic", context: context)
+        pushType = try reader.optionalString("pushType", context: context)
+        priority = try reader.optionalInteger("priority", context: context)
+        expiration = try reader.optionalInteger("expiration", context: context)
+        collapseID = try reader.optionalString("collapseID", context: context)
+        apnsID = try reader.optionalString("apnsID", context: context)
+        switch reader.object["payload"] {
+        case nil, .null?: throw context.with(message: "\"payload\" is required: a string (the JSON text) or a JSON object")
+        case .string(let text)?: payload = Array(text.utf8)
+        case .object?: payload = try reader.rawObject("payload", context: context)
+        default: throw context.with(message: "\"payload\" must be a string (the JSON text) or a JSON object")
         }
         // These become header values (`bundleID` the topic when there is none), where HTTP/2 forbids NUL, CR and LF
         // (RFC 9113 §8.2.1): such a push cannot be sent at all, so it is the form's error, not the gateway's verdict.

@@ -1,4 +1,4 @@
-import HeraldDeviceLink
+import HeraldCore
 
 /// `GET /healthz` and `GET /readyz` on the web port, for orchestrators and load balancers (docs/console.md,
 /// "Health").

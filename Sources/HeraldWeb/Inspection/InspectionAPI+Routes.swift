@@ -1,6 +1,5 @@
 import HeraldCore
 import HeraldDelivery
-import HeraldDeviceLink
 import HeraldStore
 
 extension InspectionAPI {

@@ -1,6 +1,5 @@
 import HeraldCore
 import HeraldDelivery
-import HeraldDeviceLink
 import HeraldStore
 
 /// How the inspection API writes the store's records (the schemas of docs/inspection-api.json).

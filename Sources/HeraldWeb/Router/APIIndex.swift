@@ -1,4 +1,4 @@
-import HeraldDeviceLink
+import HeraldCore
 
 /// `GET /api/v1/`: the web port's API resources, each a path with its methods, read from the route table once every
 /// other route is in it (``WebServer`` adds it last), so that the list cannot miss one. docs/inspection-api.json

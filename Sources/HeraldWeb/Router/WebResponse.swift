@@ -1,5 +1,5 @@
 import HTTPTypes
-import HeraldDeviceLink
+import HeraldCore
 import Hummingbird
 import Synchronization
 
