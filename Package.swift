@@ -167,7 +167,7 @@ let package = Package(
         // JSON value) only: no server, no NIO.
         .target(name: "HeraldUserNotifications", dependencies: ["HeraldCore"]),
         // The device side of Live Activities: Apple's ActivityKit names and rules on an injected clock.
-        .target(name: "HeraldActivityKit", dependencies: ["HeraldUserNotifications"]),
+        .target(name: "HeraldActivityKit", dependencies: ["HeraldCore", "HeraldUserNotifications"]),
         // A simulated device: apps from a manifest, each on its own device runtime; the device-link transport is
         // attached on top. AsyncHTTPClient downloads attachments (not URLSession: on Linux that is libcurl, which the
         // release binary would load with two dozen more libraries; docs/install.md).

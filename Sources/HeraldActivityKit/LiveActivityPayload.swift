@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldUserNotifications
 
 /// The `aps` of a `liveactivity` push, read leniently where Apple's devices are (numbers as integers or decimals,
@@ -28,10 +29,10 @@ struct LiveActivityPayload: Sendable {
     var inputPushChannel: String?
 
     static func parse(_ payload: Data) -> Result<LiveActivityPayload, Drop> {
-        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any], let aps = object["aps"] as? [String: Any] else {
+        guard let aps = (try? JSONParser.parse(payload))?.objectValue?["aps"]?.objectValue else {
             return .failure(Drop(reason: "malformed-payload", detail: "the payload is not a JSON object with an aps object"))
         }
-        guard let eventName = aps["event"] as? String else { return .failure(Drop(reason: "missing-event", detail: "aps has no event")) }
+        guard let eventName = aps["event"]?.stringValue else { return .failure(Drop(reason: "missing-event", detail: "aps has no event")) }
         guard let event = Event(rawValue: eventName) else {
             return .failure(Drop(reason: "unknown-event", detail: "event \(eventName) is not start, update or end"))
         }
@@ -41,48 +42,49 @@ struct LiveActivityPayload: Sendable {
         }
         var push = LiveActivityPayload(event: event, timestamp: Date(timeIntervalSince1970: timestamp))
         if let state = aps["content-state"] {
-            guard state is [String: Any], let data = try? JSONSerialization.data(withJSONObject: state, options: [.sortedKeys]) else {
+            guard state.objectValue != nil else {
                 return .failure(Drop(reason: "undecodable-content-state", detail: "content-state is not an object"))
             }
-            push.contentState = data
+            push.contentState = Data(state.jsonBytes(sortingKeys: true))
         }
         if let attributes = aps["attributes"] {
-            guard attributes is [String: Any], let data = try? JSONSerialization.data(withJSONObject: attributes, options: [.sortedKeys]) else {
+            guard attributes.objectValue != nil else {
                 return .failure(Drop(reason: "undecodable-attributes", detail: "attributes is not an object"))
             }
-            push.attributes = data
+            push.attributes = Data(attributes.jsonBytes(sortingKeys: true))
         }
         push.staleDate = seconds(aps["stale-date"]).map(Date.init(timeIntervalSince1970:))
         push.dismissalDate = seconds(aps["dismissal-date"]).map(Date.init(timeIntervalSince1970:))
-        push.relevanceScore = (aps["relevance-score"] as? NSNumber)?.doubleValue
-        push.attributesType = aps["attributes-type"] as? String
-        push.inputPushToken = (aps["input-push-token"] as? NSNumber)?.intValue == 1
-        push.inputPushChannel = aps["input-push-channel"] as? String
-        if let alert = aps["alert"] as? [String: Any] {
+        push.relevanceScore = number(aps["relevance-score"])
+        push.attributesType = aps["attributes-type"]?.stringValue
+        push.inputPushToken = number(aps["input-push-token"]).map { $0.rounded(.towardZero) == 1 } ?? false
+        push.inputPushChannel = aps["input-push-channel"]?.stringValue
+        if let alert = aps["alert"]?.objectValue {
             push.alert = AlertConfiguration(
                 title: text(alert["title"]),
                 body: text(alert["body"]),
-                sound: aps["sound"] as? String
+                sound: aps["sound"]?.stringValue
             )
-        } else if let alert = aps["alert"] as? String {
-            push.alert = AlertConfiguration(title: "", body: alert, sound: aps["sound"] as? String)
+        } else if let alert = aps["alert"]?.stringValue {
+            push.alert = AlertConfiguration(title: "", body: alert, sound: aps["sound"]?.stringValue)
         }
         return .success(push)
     }
 
     /// A number of seconds, integer or not; `nil` for anything else (a string, a boolean).
-    private static func seconds(_ value: Any?) -> Double? {
-        guard let value, case .int(let whole)? = JSONValue(any: value) else {
-            if let value, case .double(let fraction)? = JSONValue(any: value) { return fraction }
-            return nil
-        }
-        return Double(whole)
+    private static func seconds(_ value: JSONValue?) -> Double? {
+        value?.doubleValue
+    }
+
+    /// A number, a boolean counting as 0 or 1 (as a device reads a flag); `nil` for anything else.
+    private static func number(_ value: JSONValue?) -> Double? {
+        if case .bool(let flag)? = value { return flag ? 1 : 0 }
+        return value?.doubleValue
     }
 
     /// An alert's text: a string, or a localization key (`title-loc-key`-style objects are shown by key).
-    private static func text(_ value: Any?) -> String {
-        if let string = value as? String { return string }
-        if let localized = value as? [String: Any], let key = localized["loc-key"] as? String { return key }
-        return ""
+    private static func text(_ value: JSONValue?) -> String {
+        if let string = value?.stringValue { return string }
+        return value?.objectValue?["loc-key"]?.stringValue ?? ""
     }
 }

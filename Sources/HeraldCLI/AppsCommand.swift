@@ -43,7 +43,11 @@ struct AppsCommand: AsyncParsableCommand {
             try await reportingErrors {
                 for app in try await withStore(data, { try await $0.apps() }) {
                     if json {
-                        print(try OutputFormat.jsonLine(["bundleID": app.bundleID, "teamID": app.teamID, "createdAt": app.createdAtMilliseconds]))
+                        print(
+                            OutputFormat.jsonLine([
+                                "bundleID": .string(app.bundleID), "teamID": .string(app.teamID), "createdAt": .integer(app.createdAtMilliseconds),
+                            ])
+                        )
                     } else {
                         print("\(app.bundleID)  team \(app.teamID)  since \(OutputFormat.iso8601(milliseconds: app.createdAtMilliseconds))")
                     }

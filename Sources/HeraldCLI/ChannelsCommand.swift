@@ -87,7 +87,7 @@ struct ChannelsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try options.report(try await answer()) { response, json in try ChannelsOutput.deleted(response, channelID: channelID, json: json) }
+                try options.report(try await answer()) { response, json in ChannelsOutput.deleted(response, channelID: channelID, json: json) }
             }
         }
     }
@@ -116,7 +116,7 @@ struct ChannelRequestOptions: ParsableArguments {
     func report(_ response: APNSChannelResponse, as format: (APNSChannelResponse, Bool) throws -> String) throws {
         guard response.isSuccess else {
             guard json else { throw CLIFailure(ChannelsOutput.refusal(response)) }
-            print(try ChannelsOutput.refusalJSON(response))
+            print(ChannelsOutput.refusalJSON(response))
             throw ExitCode.failure
         }
         let text = try format(response, json)

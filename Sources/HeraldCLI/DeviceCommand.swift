@@ -151,6 +151,5 @@ struct DeviceLinkEndpoint: Sendable {
 
 /// A JSON string literal for `text`.
 func jsonString(_ text: String) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-    return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    JSONValue.string(text).jsonText()
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldDeviceLink
 import HeraldSimulator
 import HeraldUserNotifications
@@ -11,14 +12,14 @@ struct DeviceOutput: Sendable {
     func connected(_ welcome: DeviceLinkWelcome) {
         line(
             text: "connected as \(welcome.deviceID) (\(welcome.name))",
-            json: ["event": "connected", "device": welcome.deviceID, "name": welcome.name]
+            json: ["event": "connected", "device": .string(welcome.deviceID), "name": .string(welcome.name)]
         )
     }
 
     func enrolled(_ welcome: DeviceLinkWelcome, secret: String) {
         line(
             text: "enrolled as \(welcome.deviceID) (\(welcome.name)) secret \(secret)",
-            json: ["event": "enrolled", "device": welcome.deviceID, "name": welcome.name, "secret": secret]
+            json: ["event": "enrolled", "device": .string(welcome.deviceID), "name": .string(welcome.name), "secret": .string(secret)]
         )
     }
 
@@ -27,7 +28,10 @@ struct DeviceOutput: Sendable {
         let environment = registration.environment.rawValue
         line(
             text: "token \(bundle) \(environment) \(registration.token.hex)\(registration.isNew ? " (new)" : "")",
-            json: ["event": "registered", "bundleID": bundle, "environment": environment, "token": registration.token.hex, "new": registration.isNew]
+            json: [
+                "event": "registered", "bundleID": .string(bundle), "environment": .string(environment), "token": .string(registration.token.hex),
+                "new": .bool(registration.isNew),
+            ]
         )
     }
 
@@ -39,21 +43,22 @@ struct DeviceOutput: Sendable {
         line(
             text: "token \(token.bundleID) \(environment) \(token.token.hex) \(kind) \(token.activityType)\(registered ? "" : " (retired)")",
             json: [
-                "event": registered ? "activityToken" : "activityTokenRetired", "bundleID": token.bundleID, "environment": environment,
-                "token": token.token.hex, "kind": kind, "activityType": token.activityType,
+                "event": registered ? "activityToken" : "activityTokenRetired", "bundleID": .string(token.bundleID),
+                "environment": .string(environment), "token": .string(token.token.hex), "kind": .string(kind),
+                "activityType": .string(token.activityType),
             ]
         )
     }
 
     func notification(_ notification: DeviceLinkNotification) {
         let payloadText = String(decoding: notification.payload, as: UTF8.self)
-        var object: [String: Any] = [
-            "event": "notification", "apnsID": notification.apnsID.text, "bundleID": notification.bundleID,
-            "token": notification.token.hex, "pushType": notification.pushType.rawValue,
-            "priority": notification.priority.rawValue, "attempt": notification.attempt,
+        var object: [String: JSONValue] = [
+            "event": "notification", "apnsID": .string(notification.apnsID.text), "bundleID": .string(notification.bundleID),
+            "token": .string(notification.token.hex), "pushType": .string(notification.pushType.rawValue),
+            "priority": .int(notification.priority.rawValue), "attempt": .integer(notification.attempt),
         ]
-        object["collapseID"] = notification.collapseID
-        object["payload"] = (try? JSONSerialization.jsonObject(with: Data(notification.payload))) ?? payloadText
+        if let collapseID = notification.collapseID { object["collapseID"] = .string(collapseID) }
+        object["payload"] = Self.payload(notification.payload, text: payloadText)
         var text = "notification \(notification.apnsID.text) \(notification.bundleID) \(notification.pushType.rawValue)"
         text += " priority=\(notification.priority.rawValue)"
         if let collapseID = notification.collapseID { text += " collapse-id=\(collapseID)" }
@@ -64,34 +69,42 @@ struct DeviceOutput: Sendable {
     /// Prints a broadcast received on a channel the device's activities follow.
     func broadcast(_ broadcast: DeviceLinkBroadcast) {
         let payloadText = String(decoding: broadcast.payload, as: UTF8.self)
-        let payload = (try? JSONSerialization.jsonObject(with: Data(broadcast.payload))) ?? payloadText
-        let object: [String: Any] = [
-            "event": "broadcast", "requestID": broadcast.requestID, "bundleID": broadcast.bundleID, "channel": broadcast.channelID,
-            "priority": broadcast.priority, "payload": payload,
+        let payload = Self.payload(broadcast.payload, text: payloadText)
+        let object: [String: JSONValue] = [
+            "event": "broadcast", "requestID": .string(broadcast.requestID), "bundleID": .string(broadcast.bundleID),
+            "channel": .string(broadcast.channelID), "priority": .integer(broadcast.priority), "payload": payload,
         ]
         var text = "broadcast \(broadcast.requestID) \(broadcast.bundleID) channel=\(broadcast.channelID) priority=\(broadcast.priority)"
-        if let aps = (payload as? [String: Any])?["aps"] as? [String: Any], let event = aps["event"] as? String { text += ": \(event)" }
+        if let event = payload.objectValue?["aps"]?.objectValue?["event"]?.stringValue { text += ": \(event)" }
         line(text: text, json: object)
     }
 
+    /// A payload's value, or its text when it is not JSON.
+    private static func payload(_ bytes: [UInt8], text: String) -> JSONValue {
+        (try? JSONParser.parse(bytes)) ?? .string(text)
+    }
+
     /// What a person wants to know of a payload: the alert's words, the badge and sound, or that it is silent.
-    static func summary(ofPayload payload: Any?) -> String {
-        guard let payload = payload as? [String: Any], let aps = payload["aps"] as? [String: Any] else {
-            return "(no aps)"
-        }
+    static func summary(ofPayload payload: JSONValue?) -> String {
+        guard let aps = payload?.objectValue?["aps"]?.objectValue else { return "(no aps)" }
         var parts: [String] = []
-        if let alert = aps["alert"] as? String {
+        if let alert = aps["alert"]?.stringValue {
             parts.append(quoted(alert))
-        } else if let alert = aps["alert"] as? [String: Any] {
-            let words = ["title", "subtitle", "body"].compactMap { alert[$0] as? String }.filter { !$0.isEmpty }
+        } else if let alert = aps["alert"]?.objectValue {
+            let words = ["title", "subtitle", "body"].compactMap { alert[$0]?.stringValue }.filter { !$0.isEmpty }
             parts.append(words.isEmpty ? "(alert without text)" : words.map(quoted).joined(separator: " · "))
         }
-        if let badge = aps["badge"] as? Int { parts.append("badge \(badge)") }
+        if let badge = aps["badge"]?.integerValue { parts.append("badge \(badge)") }
         if aps["sound"] != nil { parts.append("sound") }
-        if let category = aps["category"] as? String { parts.append("category \(category)") }
-        if (aps["mutable-content"] as? Int) == 1 { parts.append("mutable-content") }
-        if (aps["content-available"] as? Int) == 1, aps["alert"] == nil { parts.append("silent (content-available)") }
+        if let category = aps["category"]?.stringValue { parts.append("category \(category)") }
+        if isOne(aps["mutable-content"]) { parts.append("mutable-content") }
+        if isOne(aps["content-available"]), aps["alert"] == nil { parts.append("silent (content-available)") }
         return parts.isEmpty ? "(nothing to show)" : parts.joined(separator: ", ")
+    }
+
+    /// Whether a flag is set: `1` (or `1.0`, or `true`, as Foundation's bridging read them).
+    private static func isOne(_ value: JSONValue?) -> Bool {
+        value?.integerValue == 1 || value == .bool(true)
     }
 
     private static func quoted(_ text: String) -> String {
@@ -100,14 +113,14 @@ struct DeviceOutput: Sendable {
 
     /// A report's detail as `key=value` words: strings quoted when they have spaces, lists joined by commas, nested
     /// objects named only, empty strings and nulls left out (the `--json` output has them whole).
-    static func words(_ detail: [String: HeraldUserNotifications.JSONValue]) -> String {
+    static func words(_ detail: [String: JSONValue]) -> String {
         detail.keys.sorted().compactMap { key -> String? in
             guard let value = detail[key], let text = word(value) else { return nil }
             return "\(key)=\(text)"
         }.joined(separator: " ")
     }
 
-    private static func word(_ value: HeraldUserNotifications.JSONValue) -> String? {
+    private static func word(_ value: JSONValue) -> String? {
         switch value {
         case .null: return nil
         case .bool(let flag): return String(flag)
@@ -138,10 +151,9 @@ struct DeviceOutput: Sendable {
         FileHandle.standardError.write(Data("herald device: \(text)\n".utf8))
     }
 
-    private func line(text: String, json object: [String: Any]) {
+    private func line(text: String, json object: [String: JSONValue]) {
         guard json else { return write(text) }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        write(String(decoding: data, as: UTF8.self))
+        write(OutputFormat.jsonLine(object))
     }
 
     private func write(_ line: String) {

@@ -25,8 +25,9 @@ struct DevicesCommand: AsyncParsableCommand {
                 let device = credentials.device
                 if json {
                     print(
-                        try OutputFormat.jsonLine([
-                            "id": device.id, "name": device.name, "createdAt": device.createdAtMilliseconds, "secret": credentials.secret,
+                        OutputFormat.jsonLine([
+                            "id": .string(device.id), "name": .string(device.name), "createdAt": .integer(device.createdAtMilliseconds),
+                            "secret": .string(credentials.secret),
                         ])
                     )
                 } else {
@@ -62,7 +63,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 await store.shutdown()
                 for (device, tokens) in listed {
                     if json {
-                        print(try OutputFormat.jsonLine(Self.jsonObject(device, tokens)))
+                        print(OutputFormat.jsonLine(Self.jsonObject(device, tokens)))
                     } else {
                         print("\(device.id)  added \(OutputFormat.iso8601(milliseconds: device.createdAtMilliseconds))  \(device.name)")
                         for line in Self.appLines(tokens) { print("    \(line)") }
@@ -73,17 +74,19 @@ struct DevicesCommand: AsyncParsableCommand {
 
         /// The device as the inspection API shows it (without `online`, which only the server knows): every token,
         /// active or not, with its kind and activity type.
-        static func jsonObject(_ device: DeviceRecord, _ tokens: [TokenRecord]) -> [String: Any] {
+        static func jsonObject(_ device: DeviceRecord, _ tokens: [TokenRecord]) -> [String: JSONValue] {
             [
-                "id": device.id, "name": device.name, "createdAt": device.createdAtMilliseconds,
-                "tokens": tokens.map { token -> [String: Any] in
-                    [
-                        "token": token.token.hex, "bundleID": token.bundleID, "environment": token.environment.rawValue,
-                        "registeredAt": token.registeredAtMilliseconds,
-                        "unregisteredAt": OutputFormat.nullable(token.unregisteredAtMilliseconds),
-                        "kind": token.kind.rawValue, "activityType": OutputFormat.nullable(token.activityType),
-                    ]
-                },
+                "id": .string(device.id), "name": .string(device.name), "createdAt": .integer(device.createdAtMilliseconds),
+                "tokens": .array(
+                    tokens.map { token -> JSONValue in
+                        [
+                            "token": .string(token.token.hex), "bundleID": .string(token.bundleID),
+                            "environment": .string(token.environment.rawValue), "registeredAt": .integer(token.registeredAtMilliseconds),
+                            "unregisteredAt": .nullable(token.unregisteredAtMilliseconds),
+                            "kind": .string(token.kind.rawValue), "activityType": .nullable(token.activityType),
+                        ]
+                    }
+                ),
             ]
         }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HeraldCore
 import NIOCore
 
 /// `herald faults`: the fault rules of a running server, through its web port (docs/faults.md).
@@ -39,7 +40,7 @@ struct FaultsCommand: AsyncParsableCommand {
                 let body = try FaultsCommand.ruleText(rule)
                 let object = try await FaultsAPIClient(options: web).send("POST", "/api/v1/faults", body: body, expecting: 201)
                 if json {
-                    print(try OutputFormat.jsonLine(object))
+                    print(OutputFormat.jsonLine(object))
                 } else {
                     print("added \(FaultsCommand.summary(of: object))")
                 }
@@ -57,9 +58,9 @@ struct FaultsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let object = try await FaultsAPIClient(options: web).send("GET", "/api/v1/faults", expecting: 200)
-                let rules = object["faults"] as? [[String: Any]] ?? []
+                let rules = (object["faults"]?.arrayValue ?? []).compactMap(\.dictionaryValue)
                 for rule in rules {
-                    print(json ? try OutputFormat.jsonLine(rule) : FaultsCommand.summary(of: rule))
+                    print(json ? OutputFormat.jsonLine(rule) : FaultsCommand.summary(of: rule))
                 }
                 if !json && rules.isEmpty { print("no fault rule in force") }
             }
@@ -82,7 +83,7 @@ struct FaultsCommand: AsyncParsableCommand {
                     print("removed \(id)")
                 } else {
                     let object = try await client.send("DELETE", "/api/v1/faults", expecting: 200)
-                    let removed = object["removed"] as? Int ?? 0
+                    let removed = object["removed"]?.integerValue ?? 0
                     print("removed \(removed) rule\(removed == 1 ? "" : "s")")
                 }
             }
@@ -102,24 +103,25 @@ struct FaultsCommand: AsyncParsableCommand {
     }
 
     /// One line for a rule: `f1  503 ServiceUnavailable  topic com.example.app  applied 1, 0 left`.
-    static func summary(of rule: [String: Any]) -> String {
-        var parts: [String] = [rule["id"] as? String ?? "?"]
+    static func summary(of rule: [String: JSONValue]) -> String {
+        var parts: [String] = [rule["id"]?.stringValue ?? "?"]
         var effects: [String] = []
-        if let status = rule["status"] as? Int, let reason = rule["reason"] as? String { effects.append("\(status) \(reason)") }
-        if let delay = rule["delayMs"] as? Int { effects.append("after \(delay) ms") }
-        if let delay = rule["delay"] as? [String: Any], let low = delay["minMs"] as? Int, let high = delay["maxMs"] as? Int {
+        if let status = rule["status"]?.integerValue, let reason = rule["reason"]?.stringValue { effects.append("\(status) \(reason)") }
+        if let delay = rule["delayMs"]?.integerValue { effects.append("after \(delay) ms") }
+        if let delay = rule["delay"]?.objectValue, let low = delay["minMs"]?.integerValue, let high = delay["maxMs"]?.integerValue {
             effects.append("after \(low)–\(high) ms")
         }
-        if let reason = rule["goaway"] as? String { effects.append("GOAWAY \(reason)") }
-        if rule["reset"] as? Bool == true { effects.append("RST_STREAM") }
-        if rule["close"] as? Bool == true { effects.append("connection closed") }
-        if let stall = rule["stallMs"] as? Int { effects.append("reads stalled \(stall) ms") }
+        if let reason = rule["goaway"]?.stringValue { effects.append("GOAWAY \(reason)") }
+        if rule["reset"] == .bool(true) { effects.append("RST_STREAM") }
+        if rule["close"] == .bool(true) { effects.append("connection closed") }
+        if let stall = rule["stallMs"]?.integerValue { effects.append("reads stalled \(stall) ms") }
         parts.append(effects.joined(separator: ", "))
-        let match = (rule["match"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }
-        parts.append(match.isEmpty ? "every request" : match.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-        if let probability = rule["probability"] as? Double, probability < 1 { parts.append("probability \(probability)") }
-        var tally = "applied \(rule["applied"] as? Int ?? 0)"
-        if let remaining = rule["remaining"] as? Int { tally += ", \(remaining) left" }
+        let match = (rule["match"]?.dictionaryValue ?? [:]).sorted { $0.key < $1.key }
+        let conditions = match.map { "\($0.key) \($0.value.stringValue ?? $0.value.jsonText())" }
+        parts.append(match.isEmpty ? "every request" : conditions.joined(separator: ", "))
+        if let probability = rule["probability"]?.doubleValue, probability < 1 { parts.append("probability \(probability)") }
+        var tally = "applied \(rule["applied"]?.integerValue ?? 0)"
+        if let remaining = rule["remaining"]?.integerValue { tally += ", \(remaining) left" }
         parts.append(tally)
         if let window = window(of: rule) { parts.append(window) }
         return parts.joined(separator: "  ")
@@ -127,10 +129,10 @@ struct FaultsCommand: AsyncParsableCommand {
 
     /// The rule's window and state: `until 2026-…Z`, `expired 2026-…Z` (an `apns-outage` that is over),
     /// `from 2026-…Z (pending)`, `spent`; `nil` for a rule in force without a window.
-    static func window(of rule: [String: Any]) -> String? {
-        let from = (rule["from"] as? NSNumber).map { OutputFormat.iso8601(milliseconds: $0.int64Value) }
-        let until = (rule["until"] as? NSNumber).map { OutputFormat.iso8601(milliseconds: $0.int64Value) }
-        switch rule["state"] as? String {
+    static func window(of rule: [String: JSONValue]) -> String? {
+        let from = rule["from"]?.integerValue.map { OutputFormat.iso8601(milliseconds: Int64($0)) }
+        let until = rule["until"]?.integerValue.map { OutputFormat.iso8601(milliseconds: Int64($0)) }
+        switch rule["state"]?.stringValue {
         case "expired": return "expired " + (until ?? "")
         case "spent": return "spent"
         case "pending": return ["from \(from ?? "")", until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ") + " (pending)"
@@ -145,11 +147,11 @@ struct FaultsAPIClient {
 
     /// Sends a request; returns the JSON object of the answer (empty for `204`), or throws a one-line failure with
     /// the server's `error`.
-    func send(_ method: String, _ path: String, body: Data? = nil, expecting status: Int) async throws -> [String: Any] {
+    func send(_ method: String, _ path: String, body: Data? = nil, expecting status: Int) async throws -> [String: JSONValue] {
         let (code, data) = try await exchange(method, path, body: body)
-        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        let object = (try? JSONParser.parse(data))?.dictionaryValue
         guard code == status else {
-            let message = object?["error"] as? String ?? String(decoding: data.prefix(200), as: UTF8.self)
+            let message = object?["error"]?.stringValue ?? String(decoding: data.prefix(200), as: UTF8.self)
             throw CLIFailure("\(method) \(path): \(code) \(message)")
         }
         return object ?? [:]

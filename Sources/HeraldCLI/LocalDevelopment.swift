@@ -40,16 +40,16 @@ enum LocalDevelopment {
         try data.requireExisting()
         let file = credentialsFile(name: name, data: data)
         if let saved = try? Data(contentsOf: file) {
-            guard let object = try? JSONSerialization.jsonObject(with: saved) as? [String: Any],
-                let id = object["id"] as? String, let secret = object["secret"] as? String
+            guard let object = (try? JSONParser.parse(saved))?.objectValue,
+                let id = object["id"]?.stringValue, let secret = object["secret"]?.stringValue
             else {
                 throw CLIFailure("\(file.path) is not a device's credentials ({\"id\":…,\"secret\":…}); delete it to make a new device")
             }
             return (id, secret, false)
         }
         let credentials = try await addDevice(named: name, data: data)
-        let object: [String: Any] = ["id": credentials.device.id, "name": name, "secret": credentials.secret]
-        let text = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        let object: JSONValue = ["id": .string(credentials.device.id), "name": .string(name), "secret": .string(credentials.secret)]
+        let text = Data(object.jsonBytes())
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: file.path, contents: text, attributes: [.posixPermissions: 0o600]) else {
             throw CLIFailure("cannot write \(file.path)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
 import HeraldStore
 
 extension NotificationsCommand {
@@ -70,15 +71,15 @@ extension NotificationsCommand {
             let states: [NotificationState] = [.delivered, .expired, .replaced, .discarded]
             let total = byState.values.reduce(0, +)
             if json {
-                var pruned: [String: Int] = [:]
-                for state in states { pruned[state.rawValue] = byState[state] ?? 0 }
-                var object: [String: Any] = ["pruned": total, "prunedByState": pruned]
+                var pruned: [String: JSONValue] = [:]
+                for state in states { pruned[state.rawValue] = .int(byState[state] ?? 0) }
+                var object: [String: JSONValue] = ["pruned": .int(total), "prunedByState": .object(pruned)]
                 if let before, let after {
-                    object["sizeBefore"] = before.bytes
-                    object["sizeAfter"] = after.bytes
-                    object["usedAfter"] = after.usedBytes
+                    object["sizeBefore"] = .integer(before.bytes)
+                    object["sizeAfter"] = .integer(after.bytes)
+                    object["usedAfter"] = .integer(after.usedBytes)
                 }
-                return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+                return OutputFormat.jsonLine(object)
             }
             let parts = states.map { "\($0.rawValue) \(byState[$0] ?? 0)" }.joined(separator: ", ")
             func mebibytes(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }

@@ -32,13 +32,13 @@ struct NotificationsCommand: AsyncParsableCommand {
                     let n = item.notification
                     let payload = String(decoding: n.payload, as: UTF8.self)
                     if json {
-                        let object: [String: Any] = [
-                            "apnsID": n.id.text, "token": n.token.hex, "topic": n.topic, "pushType": n.pushType.rawValue,
-                            "priority": n.priority.rawValue, "expiration": n.expiration as Any, "collapseID": n.collapseID as Any,
-                            "acceptedAt": n.acceptedAtMilliseconds, "state": item.state.rawValue, "payload": payload,
+                        let object: [String: JSONValue] = [
+                            "apnsID": .string(n.id.text), "token": .string(n.token.hex), "topic": .string(n.topic),
+                            "pushType": .string(n.pushType.rawValue), "priority": .int(n.priority.rawValue),
+                            "expiration": .nullable(n.expiration), "collapseID": .nullable(n.collapseID),
+                            "acceptedAt": .integer(n.acceptedAtMilliseconds), "state": .string(item.state.rawValue), "payload": .string(payload),
                         ]
-                        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-                        print(String(decoding: data, as: UTF8.self))
+                        print(OutputFormat.jsonLine(object))
                     } else {
                         print(
                             "\(n.id.text)  \(n.token.hex.prefix(12))…  \(n.topic)  \(n.pushType)  p\(n.priority)  \(item.state.rawValue)  \(payload)"

@@ -1,4 +1,4 @@
-import Foundation
+import HeraldCore
 
 /// How the commands write times and JSON, so that every command prints them the same way.
 enum OutputFormat {
@@ -25,21 +25,16 @@ enum OutputFormat {
         return "\(date)T\(time)Z"
     }
 
-    /// One JSON object as one line, keys sorted, `/` as itself (base64 channel ids, paths, URLs).
-    static func jsonLine(_ object: [String: Any]) throws -> String {
-        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+    /// One JSON object as one line, keys sorted at every depth, `/` as itself (base64 channel ids, paths, URLs).
+    static func jsonLine(_ members: [String: JSONValue]) -> String {
+        JSONValue.object(members).jsonText(sortingKeys: true)
     }
 
-    /// The value of a JSON object's text (a notification payload, a trace detail) for embedding in output;
-    /// text that is not JSON stays a string, and `nil` becomes JSON `null`.
-    static func embeddedJSON(_ text: String?) -> Any {
-        guard let text else { return NSNull() }
-        return (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) ?? text
-    }
-
-    /// An optional value for `JSONSerialization`: `nil` becomes `null`.
-    static func nullable(_ value: (some Any)?) -> Any {
-        value.map { $0 as Any } ?? NSNull()
+    /// The value of a JSON text (a notification payload, a trace detail) for embedding in output; text that is not
+    /// JSON stays a string, and `nil` becomes JSON `null`.
+    static func embeddedJSON(_ text: String?) -> JSONValue {
+        guard let text else { return .null }
+        return (try? JSONParser.parse(text.utf8)) ?? .string(text)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

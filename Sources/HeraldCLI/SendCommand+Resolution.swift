@@ -140,8 +140,8 @@ extension SendCommand {
             if let payload {
                 return try APNSFile(bytes: Array(payload.utf8))
             }
-            let document = try JSONSerialization.data(withJSONObject: ["aps": ["alert": alert ?? ""]], options: [.withoutEscapingSlashes])
-            return try APNSFile(bytes: document)
+            let document: JSONValue = ["aps": ["alert": .string(alert ?? "")]]
+            return try APNSFile(bytes: document.jsonBytes())
         } catch let error as APNSFile.ParseError {
             let source = apnsFile ?? payloadFile ?? "--payload"
             throw CLIFailure("\(source): \(error)")

@@ -54,7 +54,7 @@ struct SendLoad {
                             if json { print(SendOutput.jsonLine(response)) }
                         } catch {
                             tally.state.withLock { $0.record(failure: error) }
-                            if json { print(SendOutput.json(["error": "\(error)"])) }
+                            if json { print(OutputFormat.jsonLine(["error": .string("\(error)")])) }
                         }
                     }
                     inFlight += 1
@@ -67,11 +67,11 @@ struct SendLoad {
         let interrupted = Interruption.happened
         if json {
             var summary = final.summaryJSON(elapsed: elapsed)
-            if interrupted, var inner = summary["summary"] as? [String: Any] {
+            if interrupted, var inner = summary["summary"]?.dictionaryValue {
                 inner["interrupted"] = true
-                summary["summary"] = inner
+                summary["summary"] = .object(inner)
             }
-            print(SendOutput.json(summary))
+            print(OutputFormat.jsonLine(summary))
         } else {
             if interrupted { print("interrupted (Ctrl-C) after \(final.finished) of \(total): the summary of those") }
             for line in final.summaryLines(elapsed: elapsed) { print(line) }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldProviderClient
 
 /// How `herald send` writes an answer: one line for people, or one JSON object.
@@ -21,13 +22,13 @@ enum SendOutput {
     /// `{"apnsID":…,"apnsUniqueID":…,"faultRule":…,"latencyMs":…,"reason":…,"status":…,"timestamp":…}` (absent keys
     /// omitted).
     static func jsonLine(_ response: APNSResponse) -> String {
-        var object: [String: Any] = ["status": response.status, "latencyMs": roundedMilliseconds(response.latency)]
-        if let reason = response.reason { object["reason"] = reason.rawValue }
-        if let apnsID = response.apnsID { object["apnsID"] = apnsID }
-        if let uniqueID = response.apnsUniqueID { object["apnsUniqueID"] = uniqueID }
-        if let timestamp = response.timestamp { object["timestamp"] = timestamp }
-        if let rule = response.faultRule { object["faultRule"] = rule }
-        return json(object)
+        var object: [String: JSONValue] = ["status": .int(response.status), "latencyMs": .double(roundedMilliseconds(response.latency))]
+        if let reason = response.reason { object["reason"] = .string(reason.rawValue) }
+        if let apnsID = response.apnsID { object["apnsID"] = .string(apnsID) }
+        if let uniqueID = response.apnsUniqueID { object["apnsUniqueID"] = .string(uniqueID) }
+        if let timestamp = response.timestamp { object["timestamp"] = .integer(timestamp) }
+        if let rule = response.faultRule { object["faultRule"] = .string(rule) }
+        return OutputFormat.jsonLine(object)
     }
 
     /// A broadcast's answer: `200  apns-request-id <id>  apns-unique-id <id>  1.2 ms`,
@@ -43,17 +44,11 @@ enum SendOutput {
     /// A broadcast's answer: `{"apnsRequestID":…,"apnsUniqueID":…,"latencyMs":…,"reason":…,"status":…}` (absent keys
     /// omitted).
     static func jsonLine(_ response: APNSChannelResponse) -> String {
-        var object: [String: Any] = ["status": response.status, "latencyMs": roundedMilliseconds(response.latency)]
-        if let reason = response.reason { object["reason"] = reason.rawValue }
-        if let requestID = response.requestID { object["apnsRequestID"] = requestID }
-        if let uniqueID = response.uniqueID { object["apnsUniqueID"] = uniqueID }
-        return json(object)
-    }
-
-    /// One JSON object as a line, keys sorted.
-    static func json(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        var object: [String: JSONValue] = ["status": .int(response.status), "latencyMs": .double(roundedMilliseconds(response.latency))]
+        if let reason = response.reason { object["reason"] = .string(reason.rawValue) }
+        if let requestID = response.requestID { object["apnsRequestID"] = .string(requestID) }
+        if let uniqueID = response.uniqueID { object["apnsUniqueID"] = .string(uniqueID) }
+        return OutputFormat.jsonLine(object)
     }
 
     /// A duration in milliseconds with one decimal, `12.3`.

@@ -72,17 +72,19 @@ struct SendTally: Sendable {
     }
 
     /// The summary as `{"summary":{…}}`.
-    func summaryJSON(elapsed: Duration) -> [String: Any] {
+    func summaryJSON(elapsed: Duration) -> [String: JSONValue] {
         let seconds = SendOutput.roundedMilliseconds(elapsed) / 1000
-        var summary: [String: Any] = [
-            "sent": finished, "accepted": accepted, "rejected": rejectedCount, "failed": failedCount,
-            "reasons": rejected, "errors": failed, "seconds": seconds,
-            "rate": seconds > 0 ? (Double(finished) / seconds * 10).rounded() / 10 : 0,
+        var summary: [String: JSONValue] = [
+            "sent": .int(finished), "accepted": .int(accepted), "rejected": .int(rejectedCount), "failed": .int(failedCount),
+            "reasons": .object(rejected.mapValues(JSONValue.int)), "errors": .object(failed.mapValues(JSONValue.int)),
+            "seconds": .double(seconds), "rate": .double(seconds > 0 ? (Double(finished) / seconds * 10).rounded() / 10 : 0),
         ]
         if let percentiles = summaryPercentiles {
-            summary["latencyMs"] = Dictionary(uniqueKeysWithValues: percentiles.map { ($0.name, SendOutput.roundedMilliseconds($0.value)) })
+            summary["latencyMs"] = .object(
+                Dictionary(uniqueKeysWithValues: percentiles.map { ($0.name, JSONValue.double(SendOutput.roundedMilliseconds($0.value))) })
+            )
         }
-        return ["summary": summary]
+        return ["summary": .object(summary)]
     }
 
     /// `312/1000 sent, 310 accepted, 2 rejected` for a progress line.

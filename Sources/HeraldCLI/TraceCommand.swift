@@ -43,7 +43,7 @@ struct TraceCommand: AsyncParsableCommand {
                 guard !faults.isEmpty else { throw CLIFailure("no notification with apns-id \(apnsID)") }
                 // Answered by a fault rule: no notification, only the server's `fault` events.
                 if json {
-                    print(try OutputFormat.jsonLine(["apnsID": id.text, "trace": faults.map(Self.jsonObject)]))
+                    print(OutputFormat.jsonLine(["apnsID": .string(id.text), "trace": .array(faults.map(Self.jsonObject))]))
                 } else {
                     print("\(id.text)  not accepted: a fault rule answered (no notification is stored)")
                     for event in faults { print("  " + Self.line(event)) }
@@ -52,7 +52,7 @@ struct TraceCommand: AsyncParsableCommand {
             }
             let events = Self.merged(storedEvents, faults)
             if json {
-                print(try OutputFormat.jsonLine(Self.jsonObject(stored, events)))
+                print(OutputFormat.jsonLine(Self.jsonObject(stored, events)))
             } else {
                 print(Self.summary(stored))
                 for event in events { print("  " + Self.line(event)) }
@@ -105,20 +105,20 @@ struct TraceCommand: AsyncParsableCommand {
     }
 
     /// One event as the inspection API writes it: `{"at", "kind", "detail"}`.
-    static func jsonObject(_ event: TraceEvent) -> [String: Any] {
-        ["at": event.atMilliseconds, "kind": event.kind.rawValue, "detail": OutputFormat.embeddedJSON(event.detailJSON)]
+    static func jsonObject(_ event: TraceEvent) -> JSONValue {
+        ["at": .integer(event.atMilliseconds), "kind": .string(event.kind.rawValue), "detail": OutputFormat.embeddedJSON(event.detailJSON)]
     }
 
     /// The notification as `GET /api/v1/notifications/{apnsID}` shows it, with `trace`.
-    static func jsonObject(_ stored: StoredNotification, _ events: [TraceEvent]) -> [String: Any] {
+    static func jsonObject(_ stored: StoredNotification, _ events: [TraceEvent]) -> [String: JSONValue] {
         let n = stored.notification
         return [
-            "apnsID": n.id.text, "token": n.token.hex, "topic": n.topic, "bundleID": n.bundleID,
-            "environment": n.environment.rawValue, "pushType": n.pushType.rawValue, "priority": n.priority.rawValue,
-            "expiration": OutputFormat.nullable(n.expiration), "collapseID": OutputFormat.nullable(n.collapseID),
-            "acceptedAt": n.acceptedAtMilliseconds, "state": stored.state.rawValue,
+            "apnsID": .string(n.id.text), "token": .string(n.token.hex), "topic": .string(n.topic), "bundleID": .string(n.bundleID),
+            "environment": .string(n.environment.rawValue), "pushType": .string(n.pushType.rawValue), "priority": .int(n.priority.rawValue),
+            "expiration": .nullable(n.expiration), "collapseID": .nullable(n.collapseID),
+            "acceptedAt": .integer(n.acceptedAtMilliseconds), "state": .string(stored.state.rawValue),
             "payload": OutputFormat.embeddedJSON(String(decoding: n.payload, as: UTF8.self)),
-            "trace": events.map(jsonObject),
+            "trace": .array(events.map(jsonObject)),
         ]
     }
 }

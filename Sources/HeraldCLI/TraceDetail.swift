@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldDeviceLink
 
 /// A trace event's detail (a JSON object's text) for people: `title "Hello", presentation [list, banner], priority 10`,
 /// members in the order the server wrote them, without the ones that say nothing (`null`, `""`, `[]`, `{}`).
@@ -15,30 +14,7 @@ enum TraceDetail {
 
     /// `value` as compact JSON text, members in their order.
     static func json(_ value: JSONValue) -> String {
-        var writer = JSONTextWriter()
-        write(value, into: &writer)
-        return String(decoding: writer.bytes, as: UTF8.self)
-    }
-
-    private static func write(_ value: JSONValue, into writer: inout JSONTextWriter) {
-        switch value {
-        case .null: writer.null()
-        case .bool(let value): writer.bool(value)
-        case .int(let value): writer.integer(value)
-        case .double(let value): writer.rawValue(Array("\(value)".utf8))
-        case .string(let value): writer.string(value)
-        case .array(let elements):
-            writer.beginArray()
-            for element in elements { write(element, into: &writer) }
-            writer.endArray()
-        case .object(let object):
-            writer.beginObject()
-            for member in object.members {
-                writer.key(member.key)
-                write(member.value, into: &writer)
-            }
-            writer.endObject()
-        }
+        value.jsonText()
     }
 
     private static func members(_ object: JSONObject) -> String {

@@ -1,4 +1,3 @@
-import Foundation
 import HeraldCore
 import HeraldGateway
 import HeraldWeb
@@ -27,9 +26,9 @@ public struct FaultsAPI: Sendable {
         routes.post("/api/v1/faults") { request in try add(request) }
         routes.get("/api/v1/faults") { [clock] _ in
             let now = clock.nowMilliseconds()
-            return .json(try Self.json(["faults": faults.entries.map { $0.jsonObject(nowMilliseconds: now) }]))
+            return .json(Self.json(["faults": .array(faults.entries.map { .object($0.jsonObject(nowMilliseconds: now)) })]))
         }
-        routes.on(.delete, "/api/v1/faults") { _ in .json(try Self.json(["removed": faults.removeAll()])) }
+        routes.on(.delete, "/api/v1/faults") { _ in .json(Self.json(["removed": .int(faults.removeAll())])) }
         routes.on(.delete, "/api/v1/faults/{id}") { request in
             let id = request.parameters["id"] ?? ""
             guard faults.remove(id: id) else { throw WebError.notFound("no fault rule \(id)") }
@@ -47,10 +46,11 @@ public struct FaultsAPI: Sendable {
         } catch {
             throw WebError.badRequest(error.message)
         }
-        return .json(status: 201, try Self.json(added.jsonObject(nowMilliseconds: clock.nowMilliseconds())))
+        return .json(status: 201, added.jsonObject(nowMilliseconds: clock.nowMilliseconds()).jsonBytes)
     }
 
-    private static func json(_ object: Any) throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    /// An object's text, its members in key order.
+    private static func json(_ members: [String: JSONValue]) -> [UInt8] {
+        JSONValue.object(members).jsonBytes()
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import HeraldCore
 import HeraldWeb
 
@@ -21,10 +20,13 @@ public struct ResetAPI: Sendable {
             } catch {
                 throw WebError(status: 500, message: "the store failed: \(error)")
             }
-            let object: [String: Any] = [
-                "discarded": result.discarded, "deleted": result.deleted, "faultsRemoved": result.faultsRemoved,
-            ]
-            return .json(Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
+            var writer = JSONTextWriter(capacity: 64)
+            writer.beginObject()
+            writer.member("deleted", result.deleted)
+            writer.member("discarded", result.discarded)
+            writer.member("faultsRemoved", result.faultsRemoved)
+            writer.endObject()
+            return .json(writer.bytes)
         }
     }
 

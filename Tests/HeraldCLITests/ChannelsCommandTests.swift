@@ -34,18 +34,18 @@ struct ChannelsCommandTests {
             #expect(created.status == 201, "\(created)")
             let channelID = try #require(created.channelID)
             #expect(try ChannelsOutput.created(created, json: false) == channelID)
-            let createdJSON = try Self.object(try ChannelsOutput.created(created, json: true))
+            let createdJSON = try Self.object(ChannelsOutput.created(created, json: true))
             #expect(createdJSON["status"] as? Int == 201 && createdJSON["apnsChannelID"] as? String == channelID)
             #expect(NotificationID(createdJSON["apnsRequestID"] as? String ?? "") != nil)
             let stored = try #require(try await ChannelsCommand.Create.parse(connection + [Self.bundleID]).answer().channelID)
 
             let listed = try await ChannelsCommand.List.parse(connection + [Self.bundleID, "--json"]).answer()
             #expect(Set(try ChannelsOutput.listed(listed, json: false).split(separator: "\n").map(String.init)) == [channelID, stored])
-            #expect(Set(try Self.object(try ChannelsOutput.listed(listed, json: true))["channels"] as? [String] ?? []) == [channelID, stored])
+            #expect(Set(try Self.object(ChannelsOutput.listed(listed, json: true))["channels"] as? [String] ?? []) == [channelID, stored])
 
             let shown = try await ChannelsCommand.Show.parse(connection + [Self.bundleID, channelID]).answer()
             #expect(try ChannelsOutput.shown(shown, json: false) == "\(channelID)  message-storage-policy 0  push-type LiveActivity")
-            let shownJSON = try Self.object(try ChannelsOutput.shown(shown, json: true))
+            let shownJSON = try Self.object(ChannelsOutput.shown(shown, json: true))
             #expect(shownJSON["messageStoragePolicy"] as? Int == 0 && shownJSON["pushType"] as? String == "LiveActivity")
             #expect(
                 try ChannelsOutput.shown(try await ChannelsCommand.Show.parse(connection + [Self.bundleID, stored]).answer(), json: false)
@@ -83,7 +83,7 @@ struct ChannelsCommandTests {
             #expect(notRegistered.status == 400 && notRegistered.reason == .channelNotRegistered)
             let line = ChannelsOutput.refusal(notRegistered)
             #expect(line.hasPrefix("the server answered 400 ChannelNotRegistered (apns-request-id ") && !line.contains("\n"), "\(line)")
-            let json = try Self.object(try ChannelsOutput.refusalJSON(notRegistered))
+            let json = try Self.object(ChannelsOutput.refusalJSON(notRegistered))
             #expect(json["status"] as? Int == 400 && json["reason"] as? String == "ChannelNotRegistered")
 
             let badID = try await ChannelsCommand.Delete.parse(connection + [Self.bundleID, "not base64!"]).answer()

@@ -9,7 +9,7 @@ import Testing
 struct DeviceOutputTests {
     @Test("a payload reads as its alert's words, badge, sound, category; a silent push says so")
     func payloadSummary() {
-        let alert: [String: Any] = [
+        let alert: JSONValue = [
             "aps": ["alert": ["title": "Hello", "body": "from Herald"], "badge": 3, "sound": "default", "category": "message"]
         ]
         #expect(DeviceOutput.summary(ofPayload: alert) == "“Hello” · “from Herald”, badge 3, sound, category message")

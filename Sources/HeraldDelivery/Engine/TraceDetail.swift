@@ -2,8 +2,8 @@ import HeraldCore
 
 /// Writes the detail of a trace event: the text of a flat JSON object with camelCase keys.
 ///
-/// A tiny encoder rather than `JSONSerialization`: the engine writes a detail for every notification it
-/// sends, the values are only strings, integers and booleans, and the key order stays as written.
+/// Values are only strings, integers and booleans, written with HeraldCore's ``JSONTextWriter`` in the order given:
+/// the engine writes a detail for every notification it sends.
 enum TraceDetail {
     /// A field's value.
     enum Value: Hashable {
@@ -14,20 +14,17 @@ enum TraceDetail {
 
     /// The JSON text of an object with these fields, in order; `nil` values are left out.
     static func object(_ fields: KeyValuePairs<String, Value?>) -> String {
-        var text = "{"
-        var first = true
+        var writer = JSONTextWriter(capacity: 128)
+        writer.beginObject()
         for (key, value) in fields {
-            guard let value else { continue }
-            if !first { text += "," }
-            first = false
-            JSONString.append(key, to: &text)
-            text += ":"
             switch value {
-            case .string(let string): JSONString.append(string, to: &text)
-            case .int(let number): text += String(number)
-            case .bool(let flag): text += flag ? "true" : "false"
+            case .string(let string)?: writer.member(key, string)
+            case .int(let number)?: writer.member(key, number)
+            case .bool(let flag)?: writer.member(key, flag)
+            case nil: continue
             }
         }
-        return text + "}"
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

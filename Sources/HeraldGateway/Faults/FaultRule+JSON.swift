@@ -30,7 +30,10 @@ extension FaultRule {
 
     /// Reads a rule from its JSON text.
     public init(json: some Collection<UInt8>) throws(FaultRuleError) {
-        try self.init(jsonObject: try Self.jsonValue(json, what: "a rule must be a JSON object"))
+        guard let object = try Self.jsonValue(json, what: "a rule must be a JSON object").dictionaryValue else {
+            throw FaultRuleError("a rule must be a JSON object")
+        }
+        try self.init(jsonObject: object)
     }
 
     /// Reads one rule, or a scenario (`{"scenario": "apns-outage", "seconds": 30}`) as the rule it stands for from
@@ -39,18 +42,18 @@ extension FaultRule {
         try entry(try jsonValue(json, what: "a rule must be a JSON object"), nowMilliseconds: nowMilliseconds)
     }
 
-    /// The value `JSONSerialization` reads from the text; `what` names what it should be, for the error.
-    private static func jsonValue(_ json: some Collection<UInt8>, what: String) throws(FaultRuleError) -> Any {
+    /// The value ``JSONParser`` reads from the text; `what` names what it should be, for the error.
+    private static func jsonValue(_ json: some Collection<UInt8>, what: String) throws(FaultRuleError) -> JSONValue {
         do {
-            return try JSONSerialization.jsonObject(with: Data(json), options: [])
+            return try JSONParser.parse(json)
         } catch {
             throw FaultRuleError("\(what): the text is not JSON")
         }
     }
 
     /// A rule or a scenario's rule.
-    static func entry(_ jsonObject: Any, nowMilliseconds: Int64) throws(FaultRuleError) -> FaultRule {
-        guard let object = jsonObject as? [String: Any] else { throw FaultRuleError("a rule must be a JSON object") }
+    static func entry(_ value: JSONValue, nowMilliseconds: Int64) throws(FaultRuleError) -> FaultRule {
+        guard let object = value.dictionaryValue else { throw FaultRuleError("a rule must be a JSON object") }
         guard let scenario = try FaultScenario.parse(object) else { return try FaultRule(jsonObject: object) }
         return scenario.rule(id: try id(object), nowMilliseconds: nowMilliseconds)
     }
@@ -59,10 +62,10 @@ extension FaultRule {
     /// at `nowMilliseconds`.
     public static func list(json: some Collection<UInt8>, nowMilliseconds: Int64) throws(FaultRuleError) -> [FaultRule] {
         let object = try jsonValue(json, what: "the rules must be a JSON array of rules, or an object with \"rules\"")
-        let items: [Any]
-        if let array = object as? [Any] {
+        let items: [JSONValue]
+        if let array = object.arrayValue {
             items = array
-        } else if let wrapper = object as? [String: Any], wrapper.count == 1, let array = wrapper["rules"] as? [Any] {
+        } else if let wrapper = object.dictionaryValue, wrapper.count == 1, let array = wrapper["rules"]?.arrayValue {
             items = array
         } else {
             throw FaultRuleError("the rules must be a JSON array of rules, or an object with \"rules\"")
@@ -78,9 +81,8 @@ extension FaultRule {
         return rules
     }
 
-    /// Reads a rule from a value `JSONSerialization` made.
-    init(jsonObject: Any) throws(FaultRuleError) {
-        guard let object = jsonObject as? [String: Any] else { throw FaultRuleError("a rule must be a JSON object") }
+    /// Reads a rule from its JSON object's members.
+    init(jsonObject object: [String: JSONValue]) throws(FaultRuleError) {
         for key in object.keys.sorted() where !Self.fields.contains(key) {
             if Self.laterEffects.contains(key) {
                 throw FaultRuleError(
@@ -113,7 +115,7 @@ extension FaultRule {
         )
     }
 
-    private static func id(_ object: [String: Any]) throws(FaultRuleError) -> String? {
+    private static func id(_ object: [String: JSONValue]) throws(FaultRuleError) -> String? {
         let id = try string(object, "id")
         if let id {
             guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy(isNameByte) else {
@@ -123,9 +125,9 @@ extension FaultRule {
         return id
     }
 
-    private static func match(_ value: Any?) throws(FaultRuleError) -> FaultMatch {
+    private static func match(_ value: JSONValue?) throws(FaultRuleError) -> FaultMatch {
         guard let value else { return FaultMatch() }
-        guard let object = value as? [String: Any] else { throw FaultRuleError("'match' must be an object") }
+        guard let object = value.dictionaryValue else { throw FaultRuleError("'match' must be an object") }
         for key in object.keys.sorted() where !matchFields.contains(key) {
             throw FaultRuleError("unknown field 'match.\(key)'; a match has \(matchFields.sorted().joined(separator: ", "))")
         }
@@ -135,7 +137,7 @@ extension FaultRule {
         }
         var headers: [String: String] = [:]
         if let header = object["header"] {
-            guard let fields = header as? [String: Any] else { throw FaultRuleError("'match.header' must be an object of names and values") }
+            guard let fields = header.dictionaryValue else { throw FaultRuleError("'match.header' must be an object of names and values") }
             for (name, value) in fields {
                 let lowercased = name.lowercased()
                 guard FaultMatch.matchableHeaders.contains(lowercased) else {
@@ -143,7 +145,7 @@ extension FaultRule {
                         "'match.header' names '\(name)'; it can name \(FaultMatch.matchableHeaders.sorted().joined(separator: ", "))"
                     )
                 }
-                guard let text = value as? String else { throw FaultRuleError("'match.header.\(name)' must be a string") }
+                guard let text = value.stringValue else { throw FaultRuleError("'match.header.\(name)' must be a string") }
                 headers[lowercased] = text
             }
         }
@@ -164,7 +166,7 @@ extension FaultRule {
     /// The longest wait a rule may ask for: a provider's own timeout is shorter; a test should not hang longer.
     static let maximumDelayMilliseconds: Int64 = 600_000
 
-    private static func effect(_ object: [String: Any]) throws(FaultRuleError) -> FaultEffect {
+    private static func effect(_ object: [String: JSONValue]) throws(FaultRuleError) -> FaultEffect {
         let device = try device(object)
         var effect = try answerAndDelay(object, hasDeviceEffect: device != nil)
         effect.connection = try connection(object)
@@ -191,7 +193,7 @@ extension FaultRule {
     }
 
     /// `deviceOffline` (with `forMs`), `ackDelayMs` and `extensionTimeout`: any of them together, or none.
-    private static func device(_ object: [String: Any]) throws(FaultRuleError) -> DeviceFault? {
+    private static func device(_ object: [String: JSONValue]) throws(FaultRuleError) -> DeviceFault? {
         let limit = "1 to \(maximumDelayMilliseconds) (\(maximumDelayMilliseconds / 60_000) minutes)"
         let offline = try flag(object, "deviceOffline")
         let forMs = try integer(object, "forMs")
@@ -206,14 +208,14 @@ extension FaultRule {
     }
 
     /// A field that is `true` when given (`false` would be a rule that silently does nothing).
-    private static func flag(_ object: [String: Any], _ key: String) throws(FaultRuleError) -> Bool {
+    private static func flag(_ object: [String: JSONValue], _ key: String) throws(FaultRuleError) -> Bool {
         guard let value = object[key] else { return false }
-        guard let flag = value as? NSNumber, isBoolean(flag), flag.boolValue else { throw FaultRuleError("'\(key)' must be true") }
+        guard value == .bool(true) else { throw FaultRuleError("'\(key)' must be true") }
         return true
     }
 
     /// `goaway`, `reset`, `close` or `stallMs`: at most one.
-    private static func connection(_ object: [String: Any]) throws(FaultRuleError) -> FaultConnectionEffect? {
+    private static func connection(_ object: [String: JSONValue]) throws(FaultRuleError) -> FaultConnectionEffect? {
         var effects: [FaultConnectionEffect] = []
         if let reason = try string(object, "goaway") {
             guard reason.utf8.count <= 64, reason.utf8.allSatisfy(isNameByte) else {
@@ -234,7 +236,7 @@ extension FaultRule {
         return effects.first
     }
 
-    private static func answerAndDelay(_ object: [String: Any], hasDeviceEffect: Bool) throws(FaultRuleError) -> FaultEffect {
+    private static func answerAndDelay(_ object: [String: JSONValue], hasDeviceEffect: Bool) throws(FaultRuleError) -> FaultEffect {
         let delay = try delay(object)
         let status = try integer(object, "status")
         let reasonName = try string(object, "reason")
@@ -271,7 +273,7 @@ extension FaultRule {
     }
 
     /// `delayMs` (one value) or `delay` (`{"minMs": …, "maxMs": …}`), at most ``maximumDelayMilliseconds``.
-    private static func delay(_ object: [String: Any]) throws(FaultRuleError) -> ClosedRange<Int64>? {
+    private static func delay(_ object: [String: JSONValue]) throws(FaultRuleError) -> ClosedRange<Int64>? {
         let limit = "at most \(maximumDelayMilliseconds) (\(maximumDelayMilliseconds / 60_000) minutes)"
         if let fixed = try integer(object, "delayMs") {
             guard object["delay"] == nil else { throw FaultRuleError("give 'delayMs' or 'delay', not both") }
@@ -279,7 +281,7 @@ extension FaultRule {
             return fixed...fixed
         }
         guard let value = object["delay"] else { return nil }
-        guard let range = value as? [String: Any], Set(range.keys) == ["minMs", "maxMs"],
+        guard let range = value.dictionaryValue, Set(range.keys) == ["minMs", "maxMs"],
             let minimum = try? integer(range, "minMs"), let maximum = try? integer(range, "maxMs")
         else { throw FaultRuleError("'delay' must be {\"minMs\": …, \"maxMs\": …} with two integers") }
         guard minimum >= 0, minimum <= maximum, maximum <= maximumDelayMilliseconds else {
@@ -297,30 +299,36 @@ extension FaultRule {
         return "'status' \(status) has several reasons; name one in 'reason' (\(reasons.joined(separator: ", ")))"
     }
 
-    private static func string(_ object: [String: Any], _ key: String, in prefix: String = "") throws(FaultRuleError) -> String? {
+    private static func string(_ object: [String: JSONValue], _ key: String, in prefix: String = "") throws(FaultRuleError) -> String? {
         guard let value = object[key] else { return nil }
-        guard let text = value as? String, !text.isEmpty else { throw FaultRuleError("'\(prefix)\(key)' must be a non-empty string") }
+        guard let text = value.stringValue, !text.isEmpty else { throw FaultRuleError("'\(prefix)\(key)' must be a non-empty string") }
         return text
     }
 
-    static func integer(_ object: [String: Any], _ key: String, in prefix: String = "") throws(FaultRuleError) -> Int64? {
+    static func integer(_ object: [String: JSONValue], _ key: String, in prefix: String = "") throws(FaultRuleError) -> Int64? {
         guard let value = object[key] else { return nil }
-        guard let number = value as? NSNumber, !isBoolean(number), let integer = Int64(exactly: number.doubleValue) else {
-            throw FaultRuleError("'\(prefix)\(key)' must be an integer")
+        // Exactly: `true` is not 1, and an integer above 2^53 (a `seed`) keeps its last digits.
+        let integer: Int64?
+        switch value {
+        case .int(let int): integer = Int64(exactly: int)
+        // A number written with a fraction or an exponent is an integer where a double holds every integer (±2^53).
+        case .double(let double) where double.magnitude <= 0x20_0000_0000_0000: integer = Int64(exactly: double)
+        default: integer = nil
         }
+        guard let integer else { throw FaultRuleError("'\(prefix)\(key)' must be an integer") }
         return integer
     }
 
-    private static func number(_ object: [String: Any], _ key: String) throws(FaultRuleError) -> Double? {
+    private static func number(_ object: [String: JSONValue], _ key: String) throws(FaultRuleError) -> Double? {
         guard let value = object[key] else { return nil }
-        guard let number = value as? NSNumber, !isBoolean(number) else { throw FaultRuleError("'\(key)' must be a number") }
-        return number.doubleValue
+        guard let number = value.doubleValue else { throw FaultRuleError("'\(key)' must be a number") }
+        return number
     }
 
     /// Milliseconds since the epoch, or an ISO 8601 date with a time zone.
-    private static func time(_ object: [String: Any], _ key: String) throws(FaultRuleError) -> Int64? {
+    private static func time(_ object: [String: JSONValue], _ key: String) throws(FaultRuleError) -> Int64? {
         guard let value = object[key] else { return nil }
-        if let text = value as? String {
+        if let text = value.stringValue {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             let plain = ISO8601DateFormatter()
@@ -330,11 +338,6 @@ extension FaultRule {
             return Int64((date.timeIntervalSince1970 * 1000).rounded())
         }
         return try integer(object, key)
-    }
-
-    /// Whether `JSONSerialization` read `true` or `false` (a boolean is an `NSNumber` of C type `char`).
-    private static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

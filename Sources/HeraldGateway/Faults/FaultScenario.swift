@@ -1,4 +1,3 @@
-import Foundation
 import HeraldCore
 
 /// A bad day by name (docs/faults.md, "Scenarios"): a preset that becomes ordinary ``FaultRule``s when it is added.
@@ -47,9 +46,9 @@ extension FaultScenario {
     static let fields: Set<String> = ["scenario", "id", "seconds", "token", "at", "perSecond"]
 
     /// Reads `{"scenario": NAME, …}` with the fields its scenario takes; `nil` for an object without `scenario`.
-    static func parse(_ object: [String: Any]) throws(FaultRuleError) -> FaultScenario? {
+    static func parse(_ object: [String: JSONValue]) throws(FaultRuleError) -> FaultScenario? {
         guard let value = object["scenario"] else { return nil }
-        guard let name = value as? String else { throw FaultRuleError("'scenario' must be one of \(names.joined(separator: ", "))") }
+        guard let name = value.stringValue else { throw FaultRuleError("'scenario' must be one of \(names.joined(separator: ", "))") }
         let allowed: Set<String>
         let scenario: FaultScenario
         switch name {
@@ -87,8 +86,8 @@ extension FaultScenario {
         return scenario
     }
 
-    private static func token(_ object: [String: Any], _ name: String) throws(FaultRuleError) -> String {
-        guard let token = object["token"] as? String, DeviceToken(hex: token) != nil else {
+    private static func token(_ object: [String: JSONValue], _ name: String) throws(FaultRuleError) -> String {
+        guard let token = object["token"]?.stringValue, DeviceToken(hex: token) != nil else {
             throw FaultRuleError("\(name) needs 'token', a device token in hexadecimal")
         }
         return token

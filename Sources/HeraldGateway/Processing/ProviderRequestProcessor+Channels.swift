@@ -1,4 +1,3 @@
-import Foundation
 import HeraldCore
 import HeraldStore
 
@@ -47,8 +46,8 @@ extension ProviderRequestProcessor {
         if case .allChannels = target {
             return answer {
                 let ids = try await store.channels(bundleID: bundleID, environment: environment).map(\.id)
-                let body = try JSONSerialization.data(withJSONObject: ["channels": ids], options: [.sortedKeys])
-                return Self.channelSuccess(200, requestID: requestID, body: Array(body))
+                let body = JSONValue.object(["channels": .array(ids.map(JSONValue.string))]).jsonBytes()
+                return Self.channelSuccess(200, requestID: requestID, body: body)
             }
         }
         switch method {
@@ -88,9 +87,8 @@ extension ProviderRequestProcessor {
                 guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment) else {
                     return refusal(.channelNotRegistered)
                 }
-                let object: [String: Any] = ["message-storage-policy": channel.storagePolicy, "push-type": channel.pushType]
-                let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-                var response = Self.channelSuccess(200, requestID: requestID, body: Array(body))
+                let object: [String: JSONValue] = ["message-storage-policy": .int(channel.storagePolicy), "push-type": .string(channel.pushType)]
+                var response = Self.channelSuccess(200, requestID: requestID, body: JSONValue.object(object).jsonBytes())
                 response.extraHeaders.insert((name: "apns-channel-id", value: channel.id), at: 0)
                 return response
             }
@@ -122,15 +120,12 @@ extension ProviderRequestProcessor {
     /// Apple's pages use (it is stored as `LiveActivity`).
     static func channelConfiguration(_ body: [UInt8]) -> Result<(storagePolicy: Int, pushType: String), APNSReason> {
         guard !body.isEmpty else { return .failure(.badRequestPayload) }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-            return .failure(.badRequestPayload)
-        }
-        guard Set(object.keys).isSubset(of: ["message-storage-policy", "push-type"]) else { return .failure(.badRequestParams) }
+        guard let object = (try? JSONParser.parse(body))?.objectValue else { return .failure(.badRequestPayload) }
+        guard Set(object.memberNames).isSubset(of: ["message-storage-policy", "push-type"]) else { return .failure(.badRequestParams) }
         guard let pushType = object["push-type"] else { return .failure(.missingPushType) }
-        guard let text = pushType as? String, text.lowercased() == "liveactivity" else { return .failure(.invalidPushType) }
-        guard let policy = object["message-storage-policy"] as? NSNumber, String(cString: policy.objCType) != "c",
-            let value = Int(exactly: policy.doubleValue), value == 0 || value == 1
-        else { return .failure(.badRequestParams) }
+        guard let text = pushType.stringValue, text.lowercased() == "liveactivity" else { return .failure(.invalidPushType) }
+        // `true` is not 1; 1.0 is.
+        guard let value = object["message-storage-policy"]?.integerValue, value == 0 || value == 1 else { return .failure(.badRequestParams) }
         return .success((storagePolicy: value, pushType: "LiveActivity"))
     }
 

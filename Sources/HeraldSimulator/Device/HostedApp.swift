@@ -3,6 +3,7 @@ import HeraldActivityKit
 import HeraldUserNotifications
 
 import struct HeraldCore.DeviceToken
+import struct HeraldCore.JSONParser
 import struct HeraldCore.NotificationID
 
 /// One installed app: its manifest, its own device runtime, its token, and what the device
@@ -120,8 +121,8 @@ struct HostedApp: Sendable {
     }
 
     private static func hasMembers(_ json: Data, _ names: [String]) -> Bool {
-        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return false }
-        return names.allSatisfy { object[$0] != nil }
+        guard let object = (try? JSONParser.parse(json))?.objectValue else { return false }
+        return names.allSatisfy(object.contains)
     }
 
     /// Moves the app to `state` the way a user and the system would: launching it first when it

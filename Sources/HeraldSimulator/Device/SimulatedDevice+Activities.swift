@@ -4,6 +4,7 @@ import HeraldUserNotifications
 
 import enum HeraldCore.APNSEnvironment
 import struct HeraldCore.DeviceToken
+import struct HeraldCore.JSONParser
 import struct HeraldCore.NotificationID
 import struct HeraldCore.TokenKind
 
@@ -218,7 +219,7 @@ extension SimulatedDevice {
     }
 
     private static func detail(_ activity: ActivitySnapshot) -> JSONValue {
-        let contentState = (try? JSONSerialization.jsonObject(with: Data(activity.contentState.utf8))).flatMap { JSONValue(any: $0) }
+        let contentState = try? JSONParser.parse(activity.contentState.utf8)
         return .object([
             "id": .string(activity.id),
             "type": .string(activity.typeName),

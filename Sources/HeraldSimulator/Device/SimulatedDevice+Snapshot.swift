@@ -3,6 +3,7 @@ import HeraldActivityKit
 import HeraldUserNotifications
 
 import enum HeraldCore.APNSEnvironment
+import struct HeraldCore.JSONParser
 import struct HeraldCore.NotificationID
 
 /// The whole device as a console shows it: every app's state and notification center.
@@ -116,8 +117,7 @@ extension SimulatedDevice {
     /// The lock-screen views of the activities whose type has a template.
     static func views(of activities: [ActivitySnapshot], types: [ActivityTypeManifest]) -> [String: ActivityView] {
         func object(_ text: String) -> [String: HeraldUserNotifications.JSONValue] {
-            let parsed = (try? JSONSerialization.jsonObject(with: Data(text.utf8))).flatMap(HeraldUserNotifications.JSONValue.init(any:))
-            guard case .object(let members)? = parsed else {
+            guard case .object(let members)? = try? JSONParser.parse(text.utf8) else {
                 return [:]
             }
             return Dictionary(members.members.map { ($0.key, $0.value) }) { first, _ in first }

@@ -236,8 +236,8 @@ struct FaultRuleEncodingTests {
             #"{"id": "h", "ackDelayMs": 250, "extensionTimeout": true, "delayMs": 10, "seed": 7}"#,
         ] {
             let rule = try FaultRule(json: Array(text.utf8))
-            let written = try JSONSerialization.data(withJSONObject: rule.jsonObject)
-            #expect(try FaultRule(json: Array(written)) == rule, "\(String(decoding: written, as: UTF8.self))")
+            let written = rule.jsonObject.jsonBytes
+            #expect(try FaultRule(json: written) == rule, "\(String(decoding: written, as: UTF8.self))")
         }
     }
 
@@ -250,10 +250,10 @@ struct FaultRuleEncodingTests {
         head.add(name: ":path", value: "/3/device/00")
         _ = table.hit(for: head, nowMilliseconds: 0)
         let objects = table.entries.map(\.jsonObject)
-        #expect(objects[0]["applied"] as? Int == 1)
-        #expect(objects[0]["remaining"] as? Int == 2)
-        #expect(objects[1]["applied"] as? Int == 0)
-        #expect(objects[1]["remaining"] is NSNull)
-        #expect(objects[0]["id"] as? String == "f1")
+        #expect(objects[0]["applied"] == .int(1))
+        #expect(objects[0]["remaining"] == .int(2))
+        #expect(objects[1]["applied"] == .int(0))
+        #expect(objects[1]["remaining"] == .null)
+        #expect(objects[0]["id"] == .string("f1"))
     }
 }

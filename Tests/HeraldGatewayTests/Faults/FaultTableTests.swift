@@ -89,13 +89,13 @@ struct FaultTableTests {
         #expect(outage.state(atMilliseconds: 2_999) == .inForce)
         #expect(outage.state(atMilliseconds: 3_000) == .expired)
         #expect(table.hit(for: head(), nowMilliseconds: 3_000) == nil)
-        #expect(outage.jsonObject(nowMilliseconds: 3_000)["state"] as? String == "expired")
-        #expect(outage.jsonObject(nowMilliseconds: 3_000)["until"] as? Int64 == 3_000)
+        #expect(outage.jsonObject(nowMilliseconds: 3_000)["state"] == .string("expired"))
+        #expect(outage.jsonObject(nowMilliseconds: 3_000)["until"] == .int(3_000))
 
         try table.add(FaultRule(id: "once", effect: .answer(.serviceUnavailable, timestamp: nil), count: 1))
         #expect(table.hit(for: head(), nowMilliseconds: 3_000)?.ruleID == "once")
         #expect(table.entries.last?.state(atMilliseconds: 3_000) == .spent)
-        #expect(table.entries.last?.jsonObject(nowMilliseconds: 3_000)["state"] as? String == "spent")
+        #expect(table.entries.last?.jsonObject(nowMilliseconds: 3_000)["state"] == .string("spent"))
     }
 
     @Test("from and until bound a rule in time (until excluded)")
