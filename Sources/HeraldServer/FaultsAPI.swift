@@ -7,11 +7,6 @@ public struct FaultsAPI: Sendable {
     let faults: FaultTable
     let clock: any WallClock
 
-    /// Its operations, as docs/inspection-api.json lists them.
-    public static let operations: [(method: String, path: String)] = [
-        ("POST", "/api/v1/faults"), ("GET", "/api/v1/faults"), ("DELETE", "/api/v1/faults"), ("DELETE", "/api/v1/faults/{id}"),
-    ]
-
     /// The API over a fault table; scenarios start at the clock's now.
     public init(faults: FaultTable, clock: any WallClock) {
         self.faults = faults
@@ -21,15 +16,15 @@ public struct FaultsAPI: Sendable {
     /// The largest body of a rule: rules are small; this bounds what one request makes the server parse.
     static let maximumRuleSize = 16 * 1024
 
-    /// Adds its routes to the web port's.
+    /// Adds its routes to the web port's, each with its operation id in docs/inspection-api.json.
     public func addRoutes(to routes: inout WebRoutes) {
-        routes.post("/api/v1/faults") { request in try add(request) }
-        routes.get("/api/v1/faults") { [clock] _ in
+        routes.post("/api/v1/faults", operationID: "addFault") { request in try add(request) }
+        routes.get("/api/v1/faults", operationID: "listFaults") { [clock] _ in
             let now = clock.nowMilliseconds()
             return .json(Self.json(["faults": .array(faults.entries.map { .object($0.jsonObject(nowMilliseconds: now)) })]))
         }
-        routes.on(.delete, "/api/v1/faults") { _ in .json(Self.json(["removed": .int(faults.removeAll())])) }
-        routes.on(.delete, "/api/v1/faults/{id}") { request in
+        routes.on(.delete, "/api/v1/faults", operationID: "clearFaults") { _ in .json(Self.json(["removed": .int(faults.removeAll())])) }
+        routes.on(.delete, "/api/v1/faults/{id}", operationID: "removeFault") { request in
             let id = request.parameters["id"] ?? ""
             guard faults.remove(id: id) else { throw WebError.notFound("no fault rule \(id)") }
             return WebResponse(status: 204)

@@ -5,14 +5,11 @@ import HeraldWeb
 public struct ResetAPI: Sendable {
     let reset: @Sendable (ResetOptions) async throws -> ResetResult
 
-    /// Its operations, as docs/inspection-api.json lists them.
-    public static let operations: [(method: String, path: String)] = [("POST", "/api/v1/reset")]
-
     /// The largest body: a few booleans.
     static let maximumBodySize = 1024
 
     func addRoutes(to routes: inout WebRoutes) {
-        routes.post("/api/v1/reset") { request in
+        routes.post("/api/v1/reset", operationID: "reset") { request in
             let options = try Self.options(request.body)
             let result: ResetResult
             do {

@@ -17,9 +17,6 @@ public struct ConsoleAPI: Sendable {
         public init() {}
     }
 
-    /// Every route as its method and the path the OpenAPI document writes.
-    public static var operations: [(method: String, path: String)] { routes.map { ($0.method.rawValue, $0.path) } }
-
     let hub: ConsoleHub
     let pushes: (any ConsolePushService)?
     let configuration: Configuration
@@ -31,11 +28,26 @@ public struct ConsoleAPI: Sendable {
         self.configuration = configuration
     }
 
-    /// Adds the routes to the web port's.
+    /// Adds the routes to the web port's, each with its operation id in docs/inspection-api.json.
     public func addRoutes(to routes: inout WebRoutes) {
-        for route in Self.routes {
-            routes.on(route.method, route.path) { request in try await route.handler(self, request) }
+        routes.get("/api/v1/devices/{id}/screen", operationID: "getDeviceScreen") { request in
+            try await screen(deviceID: request.parameter("id"))
         }
+        routes.post("/api/v1/devices/{id}/interactions", operationID: "interactWithDevice") { request in
+            try await interact(deviceID: request.parameter("id"), body: request.body)
+        }
+        routes.post("/api/v1/console/validate", operationID: "validatePush") { request in try await validate(body: request.body) }
+        routes.post("/api/v1/console/send", operationID: "sendPush") { request in try await send(body: request.body) }
+        routes.post("/api/v1/console/channels", operationID: "createChannel") { request in
+            try await channelRequest("create", body: request.body)
+        }
+        routes.post("/api/v1/console/channels/delete", operationID: "deleteChannel") { request in
+            try await channelRequest("delete", body: request.body)
+        }
+        routes.post("/api/v1/console/broadcast", operationID: "broadcast") { request in
+            try await channelRequest("broadcast", body: request.body)
+        }
+        routes.get("/api/v1/events", operationID: "getEvents") { request in try await events(request: request) }
     }
 }
 
@@ -55,40 +67,4 @@ extension WebError: JSONMemberError {
             throw .badRequest("the body must be a JSON object")
         }
     }
-}
-
-extension ConsoleAPI {
-    /// One route: a method and a path pattern whose `{name}` segments are captured.
-    struct Route: Sendable {
-        let method: HTTPRequest.Method
-        let path: String
-        let handler: @Sendable (ConsoleAPI, WebRequest) async throws(WebError) -> WebResponse
-    }
-
-    static let routes: [Route] = [
-        Route(method: .get, path: "/api/v1/devices/{id}/screen") { (api, request) throws(WebError) in
-            try await api.screen(deviceID: request.parameter("id"))
-        },
-        Route(method: .post, path: "/api/v1/devices/{id}/interactions") { (api, request) throws(WebError) in
-            try await api.interact(deviceID: request.parameter("id"), body: request.body)
-        },
-        Route(method: .post, path: "/api/v1/console/validate") { (api, request) throws(WebError) in
-            try await api.validate(body: request.body)
-        },
-        Route(method: .post, path: "/api/v1/console/send") { (api, request) throws(WebError) in
-            try await api.send(body: request.body)
-        },
-        Route(method: .post, path: "/api/v1/console/channels") { (api, request) throws(WebError) in
-            try await api.channelRequest("create", body: request.body)
-        },
-        Route(method: .post, path: "/api/v1/console/channels/delete") { (api, request) throws(WebError) in
-            try await api.channelRequest("delete", body: request.body)
-        },
-        Route(method: .post, path: "/api/v1/console/broadcast") { (api, request) throws(WebError) in
-            try await api.channelRequest("broadcast", body: request.body)
-        },
-        Route(method: .get, path: "/api/v1/events") { (api, request) throws(WebError) in
-            try await api.events(request: request)
-        },
-    ]
 }

@@ -11,8 +11,6 @@ struct HealthEndpoints: Sendable {
     static let livenessPath = "/healthz"
     /// Where readiness is answered.
     static let readinessPath = "/readyz"
-    /// Both paths, as docs/inspection-api.json lists them (`GET`, and `HEAD` with it).
-    static let paths = [livenessPath, readinessPath]
 
     private static let alive = WebResponse.json(Array(#"{"status":"alive"}"#.utf8))
     private static let ready = WebResponse.json(Array(#"{"status":"ready"}"#.utf8))
@@ -26,8 +24,8 @@ struct HealthEndpoints: Sendable {
 
     /// Adds both routes.
     func addRoutes(to routes: inout WebRoutes) {
-        routes.get(Self.livenessPath) { _ in Self.alive }
-        routes.get(Self.readinessPath) { [self] _ in readiness }
+        routes.get(Self.livenessPath, operationID: "getLiveness") { _ in Self.alive }
+        routes.get(Self.readinessPath, operationID: "getReadiness") { [self] _ in readiness }
     }
 
     /// The answer of `/readyz` now.

@@ -12,9 +12,6 @@ public struct InspectionAPI: Sendable {
     /// The prefix of every route.
     public static let prefix = "/api/v1/"
 
-    /// The routes' paths as the OpenAPI document writes them, e.g. `/api/v1/devices/{id}`; all are `GET`.
-    public static var paths: [String] { routes.map(\.path) }
-
     let store: any NotificationStore
     let engine: DeliveryEngine
     let screens: ConsoleHub?
@@ -71,47 +68,45 @@ public struct InspectionAPI: Sendable {
         return max(local ?? other, other)
     }
 
-    /// Adds the routes to the web port's.
+    /// Adds the routes to the web port's, each a `GET` with its operation id in docs/inspection-api.json.
     public func addRoutes(to routes: inout WebRoutes) {
-        for route in Self.routes {
-            routes.get(route.path) { request in
-                do {
-                    return try await route.handler(self, request)
-                } catch let error as WebError {
-                    throw error
-                } catch is CancellationError {
-                    throw WebError(status: 503, message: "the request was cancelled (the server is stopping or the client left)")
-                } catch {
-                    throw WebError(status: 500, message: "the store failed: \(error)")
-                }
+        add("/api/v1/devices", "listDevices", to: &routes) { api, _ in try await api.listDevices() }
+        add("/api/v1/devices/{id}", "getDevice", to: &routes) { api, request in try await api.device(id: request.parameter("id")) }
+        add("/api/v1/devices/{id}/notifications", "listDeviceNotifications", to: &routes) { api, request in
+            try await api.deviceNotifications(id: request.parameter("id"), request: request)
+        }
+        add("/api/v1/notifications", "listNotifications", to: &routes) { api, request in try await api.listNotifications(request: request) }
+        add("/api/v1/notifications/wait", "waitForNotifications", to: &routes) { api, request in
+            try await api.waitForNotifications(request: request)
+        }
+        add("/api/v1/notifications/{apnsID}", "getNotification", to: &routes) { api, request in
+            try await api.notification(apnsID: request.parameter("apnsID"))
+        }
+        add("/api/v1/notifications/{apnsID}/trace", "getTrace", to: &routes) { api, request in
+            try await api.trace(apnsID: request.parameter("apnsID"))
+        }
+        add("/api/v1/channels", "listChannels", to: &routes) { api, request in try await api.listChannels(request: request) }
+    }
+
+    /// Adds a `GET` route whose errors other than ``WebError`` answer `503` (cancelled) or `500` (the store failed).
+    private func add(
+        _ path: String,
+        _ operationID: String,
+        to routes: inout WebRoutes,
+        _ handler: @escaping @Sendable (InspectionAPI, WebRequest) async throws -> WebResponse
+    ) {
+        routes.get(path, operationID: operationID) { [self] request in
+            do {
+                return try await handler(self, request)
+            } catch let error as WebError {
+                throw error
+            } catch is CancellationError {
+                throw WebError(status: 503, message: "the request was cancelled (the server is stopping or the client left)")
+            } catch {
+                throw WebError(status: 500, message: "the store failed: \(error)")
             }
         }
     }
-}
-
-extension InspectionAPI {
-    /// One `GET` route: a path pattern whose `{name}` segments are captured (``WebRequest/parameter(_:)``).
-    struct Route: Sendable {
-        let path: String
-        let handler: @Sendable (InspectionAPI, WebRequest) async throws -> WebResponse
-    }
-
-    static let routes: [Route] = [
-        Route(path: "/api/v1/devices") { api, _ in try await api.listDevices() },
-        Route(path: "/api/v1/devices/{id}") { api, request in try await api.device(id: request.parameter("id")) },
-        Route(path: "/api/v1/devices/{id}/notifications") { api, request in
-            try await api.deviceNotifications(id: request.parameter("id"), request: request)
-        },
-        Route(path: "/api/v1/notifications") { api, request in try await api.listNotifications(request: request) },
-        Route(path: "/api/v1/notifications/wait") { api, request in try await api.waitForNotifications(request: request) },
-        Route(path: "/api/v1/notifications/{apnsID}") { api, request in
-            try await api.notification(apnsID: request.parameter("apnsID"))
-        },
-        Route(path: "/api/v1/notifications/{apnsID}/trace") { api, request in
-            try await api.trace(apnsID: request.parameter("apnsID"))
-        },
-        Route(path: "/api/v1/channels") { api, request in try await api.listChannels(request: request) },
-    ]
 }
 
 /// How many of something run at once, up to a limit.

@@ -5,7 +5,7 @@ import Hummingbird
 struct WebErrorMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
 
-    let routes: WebRoutes
+    let allowed: AllowedMethods
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -13,7 +13,7 @@ struct WebErrorMiddleware: RouterMiddleware {
         } catch let error as WebError {
             throw error
         } catch let error as HTTPError where error.status == .notFound {
-            throw unrouted(request)
+            throw await unrouted(request, context: context)
         } catch let error as HTTPError {
             throw WebError(status: error.status.code, message: error.body ?? error.status.reasonPhrase, headers: Self.fields(error.headers))
         } catch {
@@ -22,9 +22,9 @@ struct WebErrorMiddleware: RouterMiddleware {
     }
 
     /// The answer to a request no route took: `405` when its path has routes for other methods, else `404`.
-    private func unrouted(_ request: Request) -> WebError {
+    private func unrouted(_ request: Request, context: Context) async -> WebError {
         let path = request.uri.path
-        let allowed = routes.allowedMethods(on: path)
+        let allowed = await allowed.on(path, logger: context.logger)
         guard !allowed.isEmpty else { return .notFound("no resource at \(path)") }
         let use = allowed.filter { $0 != "HEAD" }.joined(separator: ", ")
         return WebError(

@@ -15,7 +15,7 @@ public struct WebRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body.
     public var body: [UInt8]
-    /// The path's captures, percent-decoded: for the route `/api/v1/devices/{id}`, `["id": …]`.
+    /// The route's path parameters (Hummingbird's), percent-decoded: for the route `/api/v1/devices/{id}`, `["id": …]`.
     public var parameters: [String: String] = [:]
 
     /// Creates a request from its target (path and query, as on the request line).
@@ -40,11 +40,6 @@ public struct WebRequest: Sendable {
     /// The capture `name` of the route's path (empty when the route has none of that name).
     public func parameter(_ name: String) -> String {
         parameters[name] ?? ""
-    }
-
-    /// The path's segments, percent-decoded: `/api/v1/devices/a%20b` → `["api", "v1", "devices", "a b"]`.
-    public var pathSegments: [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map { Self.percentDecoded($0, plusIsSpace: false) }
     }
 
     /// The first query parameter with this name.

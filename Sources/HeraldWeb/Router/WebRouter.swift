@@ -8,6 +8,8 @@ import Prometheus
 public struct WebRouter: Sendable {
     /// The responder the server runs.
     let responder: RouterResponder<WebRequestContext>
+    /// The routes it serves.
+    public let routes: WebRoutes
     private let logger: Logger
 
     /// A router for `routes`.
@@ -19,19 +21,22 @@ public struct WebRouter: Sendable {
         let router = Router(context: WebRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: WebMetricsMiddleware(registry: metrics))
-        router.add(middleware: WebErrorMiddleware(routes: routes))
+        router.add(middleware: WebErrorMiddleware(allowed: AllowedMethods(routes)))
         router.add(middleware: WebAccessMiddleware(policy: configuration.access, maximumBodySize: configuration.maximumRequestBodySize))
         let maximumBodySize = configuration.maximumRequestBodySize
         for route in routes.routes {
-            router.on(RouterPath(route.path), method: route.method) { request, _ in
+            router.on(RouterPath(route.path), method: route.method) { request, context in
                 var request = request
                 let body = try await request.collectBody(upTo: maximumBodySize)
                 var webRequest = WebRequest(request, body: Array(buffer: body))
-                webRequest.parameters = RoutePattern.match(route.path, webRequest.pathSegments) ?? [:]
+                for (name, value) in context.parameters {
+                    webRequest.parameters[String(name)] = WebRequest.percentDecoded(value, plusIsSpace: false)
+                }
                 return try await route.handler(webRequest).hummingbirdResponse
             }
         }
         self.responder = router.buildResponder()
+        self.routes = routes
         self.logger = logger
     }
 

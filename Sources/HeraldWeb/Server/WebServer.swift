@@ -90,6 +90,8 @@ public actor WebServer: Service {
     public nonisolated var console: ConsoleHub { services.console }
     /// Which connections subscribe to which broadcast channels.
     public nonisolated var channels: ChannelHub { services.channels }
+    /// Every HTTP route it serves, with the health endpoints and the API's index.
+    public nonisolated var routes: WebRoutes { router.routes }
 
     /// The port the listener is bound to, once running.
     public var port: Int? { boundPort }

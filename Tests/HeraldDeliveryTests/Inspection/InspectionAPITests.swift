@@ -62,22 +62,49 @@ struct InspectionAPITests {
         try await InspectionHTTP.request(port: fixture.port, path: path, method: method)
     }
 
-    @Test("every documented operation is served, and every served route is documented, with its method")
-    func documentMatchesRoutes() throws {
+    @Test("the route table and the document agree: each operation is one route with its method, path and id; each id is documented")
+    func documentMatchesRoutes() async throws {
         let document = try OpenAPIDocument.load()
         #expect(document.root["openapi"] as? String == "3.1.0")
-        var served: [String: Set<String>] = [:]
-        for path in InspectionAPI.paths { served[path, default: []].insert("get") }
-        for path in HealthEndpoints.paths { served[path, default: []].insert("get") }
-        served[APIIndex.path, default: []].insert("get")
-        for (method, path) in ConsoleAPI.operations { served[path, default: []].insert(method.lowercased()) }
-        for (method, path) in FaultsAPI.operations + ResetAPI.operations { served[path, default: []].insert(method.lowercased()) }
-        #expect(document.operations == served)
+        var documented: [String: String] = [:]
+        for (path, operations) in document.root["paths"] as? [String: [String: Any]] ?? [:] {
+            for (method, operation) in operations {
+                let id = try #require((operation as? [String: Any])?["operationId"] as? String, "\(method) \(path) has no operationId")
+                #expect(documented.updateValue("\(method.uppercased()) \(path)", forKey: id) == nil, "operationId \(id) twice")
+            }
+        }
+        let routes = try await Self.serverRoutes()
+        for (id, operation) in documented {
+            let matching = routes.routes.filter { "\($0.method.rawValue) \($0.path)" == operation }
+            #expect(matching.count == 1, "\(operation) (\(id)) has \(matching.count) routes")
+            #expect(matching.first?.operationID == id, "\(operation): the route's operation id is not \(id)")
+        }
+        for route in routes.routes {
+            guard let id = route.operationID else {
+                #expect(!route.path.hasPrefix(APIIndex.path), "\(route.method) \(route.path) has no operation id")
+                continue
+            }
+            let operation = "\(route.method.rawValue) \(route.path)"
+            #expect(documented[id] == operation, "\(operation) names \(id), which the document gives \(documented[id] ?? "no operation")")
+        }
+        #expect(routes.operations.count == documented.count)
         for (path, methods) in document.operations {
             for method in methods {
                 #expect(document.statuses(path: path, method: method).contains { (200..<300).contains($0) }, "\(method) \(path)")
             }
         }
+    }
+
+    /// The route table of a `herald serve` (built, not started): every part's routes, the health endpoints, the index.
+    static func serverRoutes() async throws -> WebRoutes {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-routes-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = HeraldServer.Configuration(dataDirectory: directory)
+        configuration.gateway.tlsPort = nil
+        let server = try await HeraldServer(configuration: configuration, logger: .init(label: "test.routes"))
+        let routes = server.web?.routes
+        await server.shutdown()
+        return try #require(routes)
     }
 
     @Test("waits are bounded: one more than the limit at once is 503, and a place is free again once a wait ends")
@@ -133,7 +160,9 @@ struct InspectionAPITests {
         try await LinkServerFixture.with(inspection: true, runsEngine: true) { fixture in
             let scenario = try await makeScenario(fixture)
             let parameters = ["{id}": scenario.phone.device.id, "{apnsID}": scenario.notification.id.text]
-            for path in InspectionAPI.paths {
+            var routes = WebRoutes()
+            InspectionAPI(store: fixture.store, engine: fixture.engine).addRoutes(to: &routes)
+            for path in routes.routes.map(\.path) {
                 let concrete = parameters.reduce(path) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
                 let response = try await get(fixture, concrete)
                 #expect(response.status == 200, "\(concrete)")
