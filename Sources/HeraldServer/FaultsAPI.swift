@@ -35,11 +35,18 @@ public struct FaultsAPI: Sendable {
         guard request.body.count <= Self.maximumRuleSize else {
             throw WebError(status: 413, message: "a rule is at most \(Self.maximumRuleSize) bytes")
         }
-        let added: FaultTable.Entry
+        let rule: FaultRule
         do throws(FaultRuleError) {
-            added = try faults.add(try FaultRule.parse(json: request.body, nowMilliseconds: clock.nowMilliseconds()))
+            rule = try FaultRule.parse(json: request.body, nowMilliseconds: clock.nowMilliseconds())
         } catch {
             throw WebError.badRequest(error.message)
+        }
+        let added: FaultTable.Entry
+        do throws(FaultRuleError) {
+            added = try faults.add(rule)
+        } catch {
+            // A well-formed rule the table refuses: its id is in force (docs/inspection-api.json, 409).
+            throw WebError(status: 409, message: error.message)
         }
         return .json(status: 201, added.jsonObject(nowMilliseconds: clock.nowMilliseconds()).jsonBytes)
     }

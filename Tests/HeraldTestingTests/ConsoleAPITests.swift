@@ -81,13 +81,13 @@ struct ConsoleAPITests {
             #expect(try #require(after.object?["updatedAt"] as? Int) >= (before.object?["updatedAt"] as? Int ?? .max))
             #expect(Self.notifications(in: try #require(after.object)).allSatisfy { $0["identifier"] as? String != identifier })
 
-            // The device refuses what it cannot do (the notification is gone): 422 with its message.
+            // The device refuses what it cannot do (the notification is gone): 409 with its message.
             let tapAgain = try await ConsoleHTTP.post(
                 server,
                 "devices/\(device.id)/interactions",
                 ["bundleID": Self.app, "kind": "tap", "identifier": identifier]
             )
-            #expect(tapAgain.status == 422)
+            #expect(tapAgain.status == 409)
             #expect((tapAgain.object?["error"] as? String)?.isEmpty == false)
             // A body that lacks what its kind needs, or names an unknown kind: 400.
             #expect(try await ConsoleHTTP.post(server, "devices/\(device.id)/interactions", ["bundleID": Self.app, "kind": "action"]).status == 400)

@@ -82,7 +82,7 @@ struct FaultsAPITests {
             }
             #expect(try await ConsoleHTTP.post(server, "faults", text: #"{"id": "a", "status": 500}"#).status == 201)
             let twice = try await ConsoleHTTP.post(server, "faults", text: #"{"id": "a", "status": 500}"#)
-            #expect(twice.status == 400)
+            #expect(twice.status == 409)
             #expect(twice.object?["error"] as? String == "a rule with id 'a' is already in force")
             #expect(server.faults.entries.count == 1)
         }

@@ -2,6 +2,7 @@
 # Checks that the inspection API and docs/inspection-api.json agree: starts a real `herald serve` on free ports in a
 # temporary data directory, gives it a simulated device and a few notifications, then runs schemathesis against the
 # document with every check, a fixed number of examples per operation and a fixed seed (docs/console.md, "The API and its document").
+# Every answer must come within 30 s: the slowest the document allows (a wait's timeoutMs, the events long poll's 25 s).
 #
 #   bash Tests/Interop/schemathesis.sh [HERALD] [SCHEMATHESIS]
 #
@@ -81,7 +82,7 @@ mkdir -p "$ROOT/.build/test-output"
 started=$SECONDS
 status=0
 # From the temporary directory: schemathesis keeps a cache (.schemathesis/) where it runs.
-(cd "$WORK" && "$SCHEMATHESIS" --config-file "$ROOT/Tests/Interop/schemathesis.toml" run "$ROOT/docs/inspection-api.json" --url "$WEB" --header "$AUTH" --checks all --max-examples "$EXAMPLES" --seed "$SEED" \
+(cd "$WORK" && "$SCHEMATHESIS" --config-file "$ROOT/Tests/Interop/schemathesis.toml" run "$ROOT/docs/inspection-api.json" --url "$WEB" --header "$AUTH" --checks all --max-response-time 30 --max-examples "$EXAMPLES" --seed "$SEED" \
     --workers 1 --request-timeout 40 --no-color --output-sanitize false --report junit --report-junit-path "$ROOT/.build/test-output/schemathesis.xml") || status=$?
 echo "schemathesis: exit $status after $((SECONDS - started)) s"
 if [ "$status" -ne 0 ]; then

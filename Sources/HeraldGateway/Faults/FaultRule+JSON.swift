@@ -102,7 +102,6 @@ extension FaultRule {
         if let seed, seed < 0 { throw FaultRuleError("'seed' must be 0 or more") }
         let from = try Self.time(object, "from")
         let until = try Self.time(object, "until")
-        if let from, let until, until <= from { throw FaultRuleError("'until' must be after 'from'") }
         self.init(
             id: id,
             match: match,
@@ -284,10 +283,11 @@ extension FaultRule {
         guard let range = value.dictionaryValue, Set(range.keys) == ["minMs", "maxMs"],
             let minimum = try? integer(range, "minMs"), let maximum = try? integer(range, "maxMs")
         else { throw FaultRuleError("'delay' must be {\"minMs\": …, \"maxMs\": …} with two integers") }
-        guard minimum >= 0, minimum <= maximum, maximum <= maximumDelayMilliseconds else {
-            throw FaultRuleError("'delay' must have 0 ≤ minMs ≤ maxMs, \(limit)")
+        // Either order: a JSON schema cannot say that one member is at most another (docs/inspection-api.json).
+        guard min(minimum, maximum) >= 0, max(minimum, maximum) <= maximumDelayMilliseconds else {
+            throw FaultRuleError("'delay' must have minMs and maxMs from 0 to \(limit)")
         }
-        return minimum...maximum
+        return min(minimum, maximum)...max(minimum, maximum)
     }
 
     private static func statusMessage(_ status: Int) -> String {

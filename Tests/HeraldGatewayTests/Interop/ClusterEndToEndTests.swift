@@ -104,7 +104,7 @@ struct ClusterEndToEndTests {
             }
             // The device refuses what it cannot do (the notification is gone): its message, through node B.
             let (again, refusal) = try await nodes[0].webPost("/api/v1/devices/\(credentials.id)/interactions", json: tap)
-            #expect(again == 422 && (refusal?["error"] as? String)?.isEmpty == false, "\(again) \(refusal ?? [:])")
+            #expect(again == 409 && (refusal?["error"] as? String)?.isEmpty == false, "\(again) \(refusal ?? [:])")
 
             // Offline everywhere: node A still shows the last screen, offline, and an interaction is 409.
             try await device.stop()
