@@ -14,6 +14,8 @@ final class EngineInbox<Event: Sendable>: Sendable {
         var cancelled = false
         /// The consumer, waiting in ``next()`` for the first event.
         var parked: CheckedContinuation<[Event]?, Never>?
+        /// Those waiting in ``consumerWaits()`` for the consumer to park.
+        var parkWatchers: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -46,17 +48,19 @@ final class EngineInbox<Event: Sendable>: Sendable {
     func next() async -> [Event]? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Event]?, Never>) in
-                let ready = state.withLock { state -> [Event]?? in
+                let (ready, watchers) = state.withLock { state -> ([Event]??, [CheckedContinuation<Void, Never>]) in
                     if !state.events.isEmpty {
                         let events = state.events
                         state.events = []
-                        return .some(events)
+                        return (.some(events), [])
                     }
-                    if state.finished || state.cancelled { return .some(nil) }
+                    if state.finished || state.cancelled { return (.some(nil), []) }
                     state.parked = continuation
-                    return .none
+                    defer { state.parkWatchers = [] }
+                    return (.none, state.parkWatchers)
                 }
                 if let ready { continuation.resume(returning: ready) }
+                for watcher in watchers { watcher.resume() }
             }
         } onCancel: {
             let parked = state.withLock { state -> CheckedContinuation<[Event]?, Never>? in
@@ -65,6 +69,18 @@ final class EngineInbox<Event: Sendable>: Sendable {
                 return state.parked
             }
             parked?.resume(returning: nil)
+        }
+    }
+
+    /// Returns once the consumer waits in ``next()`` with nothing queued: the handshake for a test that pushes to a
+    /// waiting consumer (instead of sleeping until it probably waits).
+    func consumerWaits() async {
+        await withCheckedContinuation { (watcher: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state in
+                if state.parked == nil { state.parkWatchers.append(watcher) }
+                return state.parked != nil
+            }
+            if waiting { watcher.resume() }
         }
     }
 

@@ -10,6 +10,8 @@ final class HandOffBuffer: Sendable {
         var sequences: [Int64] = []
         var finished = false
         var parked: CheckedContinuation<[Int64]?, Never>?
+        /// Those waiting in ``readerWaits()`` for the reader to park.
+        var parkWatchers: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -39,16 +41,30 @@ final class HandOffBuffer: Sendable {
     /// Every sequence gathered since the last call, waiting while there is none; `nil` once finished and empty.
     func takeAll() async -> [Int64]? {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Int64]?, Never>) in
-            let ready = state.withLock { state -> [Int64]?? in
+            let (ready, watchers) = state.withLock { state -> ([Int64]??, [CheckedContinuation<Void, Never>]) in
                 if !state.sequences.isEmpty {
                     defer { state.sequences = [] }
-                    return .some(state.sequences)
+                    return (.some(state.sequences), [])
                 }
-                if state.finished { return .some(nil) }
+                if state.finished { return (.some(nil), []) }
                 state.parked = continuation
-                return .none
+                defer { state.parkWatchers = [] }
+                return (.none, state.parkWatchers)
             }
             if let ready { continuation.resume(returning: ready) }
+            for watcher in watchers { watcher.resume() }
+        }
+    }
+
+    /// Returns once the reader waits in ``takeAll()`` with nothing gathered: the handshake for a test that appends
+    /// for a waiting reader (instead of sleeping until it probably waits).
+    func readerWaits() async {
+        await withCheckedContinuation { (watcher: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { state in
+                if state.parked == nil { state.parkWatchers.append(watcher) }
+                return state.parked != nil
+            }
+            if waiting { watcher.resume() }
         }
     }
 }
