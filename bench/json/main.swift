@@ -1,8 +1,9 @@
 // The JSON layer's hot paths, timed: what the gateway does to every payload (parse it), and what the device link
 // does to every notification frame (write it, then read it and take the payload's bytes, and that last step alone).
 //
-// Built by bench/json/run.sh from the sources of one revision (HeraldCore/JSON, HeraldDeviceLink/JSON and the
-// device-link error types) into one module, so the same program measures the code before and after a change.
+// Built by bench/json/run.sh from the sources of one revision (HeraldCore/JSON; before the frame reader moved there,
+// HeraldDeviceLink/JSON and the device-link error types too) into one module, so the same program measures the code
+// before and after a change.
 // Prints one line per operation: `<operation> <nanoseconds per operation>`.
 
 #if canImport(Glibc)
@@ -38,9 +39,20 @@ func writeFrame() -> [UInt8] {
     return writer.bytes
 }
 
-let frame = writeFrame()
+#if HERALD_JSON_OBJECT_READER
+typealias FrameReader = JSONObjectReader
+/// The caller's error for a mistyped member, as a device-link error is.
+struct BenchError: JSONMemberError {
+    func with(message: String) -> BenchError { self }
+}
+let context = BenchError()
+#else
+typealias FrameReader = JSONFrameReader
 let context = DeviceLinkError(code: .malformedFrame, message: "")
-let reader = try! JSONFrameReader(frame)
+#endif
+
+let frame = writeFrame()
+let reader = try! FrameReader(frame)
 
 func now() -> UInt64 {
     var time = timespec()
@@ -64,7 +76,7 @@ let iterations = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1])
 let operations: [(String, () -> Int)] = [
     ("parse-payload", { (try? JSONParser.parse(payload))?.objectValue == nil ? 0 : 1 }),
     ("write-frame", { writeFrame().count }),
-    ("read-frame-payload", { (try? JSONFrameReader(frame).rawObject("payload", context: context))?.count ?? 0 }),
+    ("read-frame-payload", { (try? FrameReader(frame).rawObject("payload", context: context))?.count ?? 0 }),
     // The member lookup alone, on a frame already parsed: where the payload's bytes are in the frame.
     ("find-frame-payload", { (try? reader.rawObject("payload", context: context))?.count ?? 0 }),
 ]

@@ -18,15 +18,21 @@ ITERATIONS=${3:-20000}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# The files the program needs, as globs under Sources/.
-FILES=(HeraldCore/JSON HeraldDeviceLink/JSON HeraldDeviceLink/Messages/DeviceLinkError.swift
-    HeraldDeviceLink/Messages/DeviceLinkErrorCode.swift)
-
 # build NAME REVISION: the program from REVISION's sources (`WORKTREE` for the files on disk).
 build() {
-    local name=$1 revision=$2 dir=$WORK/$1
+    local name=$1 revision=$2 dir=$WORK/$1 flags=()
+    # The files the program needs, as globs under Sources/: HeraldCore's JSON folder since the frame reader moved there
+    # as JSONObjectReader (aaea069); before, HeraldDeviceLink's JSONFrameReader with the device-link error types.
+    local files=(HeraldCore/JSON)
+    if [ "$revision" = WORKTREE ] && [ -e Sources/HeraldCore/JSON/JSONObjectReader.swift ] ||
+        git cat-file -e "$revision:Sources/HeraldCore/JSON/JSONObjectReader.swift" 2>/dev/null; then
+        flags=(-D HERALD_JSON_OBJECT_READER)
+    else
+        files+=(HeraldDeviceLink/JSON/JSONFrameReader.swift HeraldDeviceLink/JSON/JSONTextWriter.swift
+            HeraldDeviceLink/Messages/DeviceLinkError.swift HeraldDeviceLink/Messages/DeviceLinkErrorCode.swift)
+    fi
     mkdir -p "$dir/src"
-    for path in "${FILES[@]}"; do
+    for path in "${files[@]}"; do
         if [ "$revision" = WORKTREE ]; then
             find "Sources/$path" -name '*.swift' | while read -r file; do cp "$file" "$dir/src/$(echo "$file" | tr / _)"; done
         else
@@ -37,7 +43,7 @@ build() {
     done
     # One module: the imports between Herald's modules go.
     sed -i '/^import Herald/d' "$dir"/src/*.swift
-    swiftc -O -wmo -package-name Herald -module-name JSONBench -o "$dir/bench" "$dir"/src/*.swift "$ROOT/bench/json/main.swift"
+    swiftc -O -wmo -package-name Herald -module-name JSONBench "${flags[@]}" -o "$dir/bench" "$dir"/src/*.swift "$ROOT/bench/json/main.swift"
     [ -x "$dir/bench" ] || { echo "bench/json: the $name build failed" >&2; exit 1; }
 }
 
