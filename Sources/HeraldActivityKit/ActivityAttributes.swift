@@ -4,13 +4,18 @@ import Foundation
 ///
 /// An app declares one type per kind of activity; a push names it by its type name (`attributes-type`) and carries the
 /// two halves as JSON (`attributes`, `content-state`), which must decode into these types.
-public protocol ActivityAttributes: Codable, Sendable {
+///
+/// Neither half need be `Sendable`, as in Apple's declaration (`Decodable, Encodable`; `ContentState` adds `Hashable`):
+/// Herald keeps them as JSON and decodes a fresh value wherever the app reads one. `SendableMetatype` (Herald's, not in
+/// Apple's declaration) lets the center keep a decoder for the type; it only rules out a conformance isolated to an
+/// actor, which an attributes struct does not have.
+public protocol ActivityAttributes: Decodable, Encodable, SendableMetatype {
     /// The dynamic part: what `update` and a push's `content-state` change.
-    associatedtype ContentState: Codable & Hashable & Sendable
+    associatedtype ContentState: Decodable & Encodable & Hashable
 }
 
 /// The content of an activity: its dynamic state and when it goes stale, as in ActivityKit.
-public struct ActivityContent<State: Codable & Hashable & Sendable>: Hashable, Sendable {
+public struct ActivityContent<State: Decodable & Encodable & Hashable>: Hashable {
     /// The dynamic state.
     public var state: State
     /// When the content is out of date: the activity becomes ``ActivityState/stale`` then; `nil`: never.
@@ -26,6 +31,8 @@ public struct ActivityContent<State: Codable & Hashable & Sendable>: Hashable, S
     }
 }
 
+extension ActivityContent: Sendable where State: Sendable {}
+
 /// Where an activity is in its life, as in ActivityKit.
 public enum ActivityState: String, Hashable, Sendable, Codable, CaseIterable {
     /// On screen and current.
@@ -36,6 +43,16 @@ public enum ActivityState: String, Hashable, Sendable, Codable, CaseIterable {
     case ended
     /// Gone from the screen.
     case dismissed
+    /// Scheduled to start at a later date (iOS 26); Herald starts every activity at once, so none is pending.
+    case pending
+}
+
+/// How a Live Activity appears, as in ActivityKit (iOS 18).
+public enum ActivityStyle: Hashable, Sendable {
+    /// Shown until it ends, on the lock screen and in the Dynamic Island.
+    case standard
+    /// Shown in the Dynamic Island and as a banner, then removed from the lock screen.
+    case transient
 }
 
 /// How an activity receives pushes, as in ActivityKit: its own push token, or a broadcast channel.
@@ -74,53 +91,54 @@ public struct ActivityUIDismissalPolicy: Hashable, Sendable {
 }
 
 /// The alert an update may show (on the lock screen it lights the screen; with the device in use, a banner).
+///
+/// Apple's `title` and `body` are `LocalizedStringResource`, which Linux's Foundation lacks; string literals, the
+/// usual argument, compile against both.
 public struct AlertConfiguration: Hashable, Sendable, Codable {
+    /// The sound an alert plays, as in ActivityKit.
+    public struct AlertSound: Hashable, Sendable, Codable {
+        /// The sound file's name; `nil`: the system's default sound.
+        public let name: String?
+
+        /// The system's default alert sound.
+        public static let `default` = AlertSound(name: nil)
+
+        /// A sound file in the app's bundle.
+        public static func named(_ name: String) -> AlertSound { AlertSound(name: name) }
+
+        /// Decodes the file name, or `null` for the default sound.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            name = container.decodeNil() ? nil : try container.decode(String.self)
+        }
+
+        /// Encodes the file name, or `null` for the default sound.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if let name { try container.encode(name) } else { try container.encodeNil() }
+        }
+
+        private init(name: String?) {
+            self.name = name
+        }
+    }
+
     /// The title.
     public var title: String
     /// The body.
     public var body: String
-    /// The sound's name; `nil`: the default sound.
-    public var sound: String?
+    /// The sound.
+    public var sound: AlertSound
 
-    /// Creates an alert.
-    public init(title: String, body: String, sound: String? = nil) {
+    /// Creates an alert (Apple's initialiser).
+    public init(title: String, body: String, sound: AlertSound) {
         self.title = title
         self.body = body
         self.sound = sound
     }
-}
 
-/// Whether the person lets the app show Live Activities, as in ActivityKit.
-public struct ActivityAuthorizationInfo: Sendable {
-    let center: ActivityCenter
-
-    /// The running app's (``ActivityCenter/current``).
-    public init() {
-        center = ActivityCenter.current
+    /// Creates an alert from a payload's sound name; `nil`: the default sound.
+    public init(title: String, body: String, sound: String? = nil) {
+        self.init(title: title, body: body, sound: sound.map { AlertSound.named($0) } ?? .default)
     }
-
-    /// Whether the app may start activities (the Settings switch).
-    public var areActivitiesEnabled: Bool { center.configuration.activitiesEnabled }
-    /// Whether the app declared `NSSupportsLiveActivitiesFrequentUpdates` and the person allows it.
-    public var frequentPushesEnabled: Bool { center.configuration.supportsFrequentUpdates }
-}
-
-/// Why ``Activity/request(attributes:content:pushType:)`` failed, as in ActivityKit.
-public struct ActivityAuthorizationError: Error, Hashable, Sendable, CustomStringConvertible {
-    private enum Code: String, Hashable, Sendable {
-        case denied, targetMaximumExceeded, attributesTooLarge, unsupported
-    }
-
-    private let code: Code
-
-    /// The person turned Live Activities off for the app.
-    public static let denied = ActivityAuthorizationError(code: .denied)
-    /// The app has as many activities as it may (``ActivityCenter/Configuration/maximumActivities``).
-    public static let targetMaximumExceeded = ActivityAuthorizationError(code: .targetMaximumExceeded)
-    /// The attributes and the content together are over 4 KB.
-    public static let attributesTooLarge = ActivityAuthorizationError(code: .attributesTooLarge)
-    /// A channel push type on a device or app that cannot subscribe to channels.
-    public static let unsupported = ActivityAuthorizationError(code: .unsupported)
-
-    public var description: String { code.rawValue }
 }

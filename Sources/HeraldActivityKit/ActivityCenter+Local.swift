@@ -48,16 +48,18 @@ extension ActivityCenter {
         }
     }
 
-    /// The app's own update: ignored once the activity has ended.
-    func update(id: String, contentStateJSON: Data, staleDate: Date?, relevanceScore: Double, alert: AlertConfiguration?) {
+    /// The app's own update: ignored once the activity has ended, or when `timestamp` is older than its content
+    /// (Apple: "If this is older than a previous update or push payload, the system ignores this update").
+    func update(id: String, contentStateJSON: Data, staleDate: Date?, relevanceScore: Double, alert: AlertConfiguration?, timestamp: Date? = nil) {
         let now = clock.now
         let events = state.withLock { state -> [ActivityEvent] in
             guard var record = state.records[id], record.isLive else { return [] }
+            if let timestamp, timestamp < record.contentTimestamp { return [] }
             var events = record.apply(
                 contentStateJSON: contentStateJSON,
                 staleDate: staleDate,
                 relevanceScore: relevanceScore,
-                timestamp: now,
+                timestamp: timestamp ?? now,
                 now: now
             )
             events.insert(.updated(id: id, alert: alert, throttled: false), at: 0)

@@ -141,9 +141,11 @@ extension ActivityCenter {
                 return [.dropped(reason: "maximum-activities", detail: "the app already runs \(configuration.maximumActivities) activities")]
             }
             let id = UUID().uuidString
-            // Why: with `input-push-token: 1` the new activity gets a push token and reports it; with
-            // `input-push-channel` it subscribes to that channel instead.
-            let activityToken = push.inputPushChannel == nil && push.inputPushToken ? Self.newToken() : nil
+            // Why: Apple's text for push-to-start: "While the system starts the new Live Activity and wakes up your
+            // app, you receive the push token you use for updates" (Starting and updating Live Activities with
+            // ActivityKit push notifications) — with or without `input-push-token`; with `input-push-channel` the
+            // activity subscribes to that channel instead.
+            let activityToken = push.inputPushChannel == nil ? Self.newToken() : nil
             var record = ActivityRecord(
                 id: id,
                 typeName: typeName,

@@ -49,7 +49,7 @@ struct ActivityPushTests {
             target: .activityToken(token)
         )
         #expect(events == [.updated(id: activity.id, alert: AlertConfiguration(title: "Order 42", body: "On the way"), throttled: false)])
-        let content = try activity.content
+        let content = activity.content
         #expect(content.state == .init(status: "on the way", minutes: 8))
         #expect(content.staleDate == Date(timeIntervalSince1970: now + 600))
         #expect(content.relevanceScore == 75)
@@ -67,13 +67,13 @@ struct ActivityPushTests {
             target: .activityToken(token)
         )
         #expect(dropped(older) == "older-timestamp")
-        #expect(try activity.content.state.status == "a")
+        #expect(activity.content.state.status == "a")
         let same = center.receive(
             payload: payload(["event": "update", "timestamp": now + 10, "content-state": ["status": "c", "minutes": 3]]),
             target: .activityToken(token)
         )
         #expect(dropped(same) == nil)
-        #expect(try activity.content.state.status == "c")
+        #expect(activity.content.state.status == "c")
     }
 
     @Test("content-state that does not decode into ContentState is dropped, and the content stays")
@@ -84,7 +84,7 @@ struct ActivityPushTests {
             target: .activityToken(token)
         )
         #expect(dropped(events) == "undecodable-content-state")
-        #expect(try activity.content.state.status == "preparing")
+        #expect(activity.content.state.status == "preparing")
         #expect(center.events.last == events.first)
     }
 
@@ -119,7 +119,7 @@ struct ActivityPushTests {
             target: .activityToken(token)
         )
         #expect(ended.contains(.stateChanged(id: activity.id, state: .ended)))
-        #expect(try activity.content.state.status == "delivered")
+        #expect(activity.content.state.status == "delivered")
         clock.advance(by: 120)
         #expect(activity.activityState == .dismissed)
         let late = center.receive(
@@ -158,7 +158,7 @@ struct ActivityPushTests {
         #expect(push(1, priority: 10) == [.updated(id: activity.id, alert: alert, throttled: false)])
         #expect(push(2, priority: 10) == [.updated(id: activity.id, alert: alert, throttled: false)])
         #expect(push(3, priority: 10) == [.updated(id: activity.id, alert: nil, throttled: true)])
-        #expect(try activity.content.state.minutes == 3)
+        #expect(activity.content.state.minutes == 3)
         // Priority 5 is never counted.
         #expect(push(4, priority: 5) == [.updated(id: activity.id, alert: alert, throttled: false)])
         clock.advance(by: 3600)

@@ -5,22 +5,36 @@ import Testing
 
 @Suite("Attachments", .tier(.unit))
 struct AttachmentTests {
-    @Test("the type comes from the file's content, not its name")
-    func typeFromContent() throws {
+    @Test("the type comes from the type hint, else the file name's extension, never from the bytes alone")
+    func typeFromNameOrHint() throws {
         let cases: [(String, [UInt8], String)] = [
-            ("song.mp3", Fixture.png, "public.png"),
-            ("photo.png", Fixture.jpeg, "public.jpeg"),
-            ("a.bin", Fixture.gif, "com.compuserve.gif"),
-            ("b.bin", Fixture.wav, "com.microsoft.waveform-audio"),
-            ("c.bin", Fixture.mp3, "public.mp3"),
-            ("d.bin", Fixture.mp4, "public.mpeg-4"),
-            ("e.bin", Array("FORM".utf8) + [0, 0, 0, 4] + Array("AIFF".utf8), "public.aiff-audio"),
+            ("photo.png", Fixture.png, "public.png"),
+            ("PHOTO.JPG", Fixture.jpeg, "public.jpeg"),
+            ("photo.png", Fixture.jpeg, "public.jpeg"),  // an image of another image format still decodes
+            ("a.gif", Fixture.gif, "com.compuserve.gif"),
+            ("b.wav", Fixture.wav, "com.microsoft.waveform-audio"),
+            ("c.mp3", Fixture.mp3, "public.mp3"),
+            ("d.mp4", Fixture.mp4, "public.mpeg-4"),
+            ("e.aiff", Array("FORM".utf8) + [0, 0, 0, 4] + Array("AIFF".utf8), "public.aiff-audio"),
         ]
         for (name, bytes, uti) in cases {
             let attachment = try UNNotificationAttachment(identifier: name, url: Fixture.file(name, bytes))
             #expect(attachment.type == uti)
         }
-        #expect(throws: UNError(.attachmentUnrecognizedType, reason: "unsupported content in image.png")) {
+        // Apple: "If you don't include this key, the system uses the attachment's filename extension."
+        #expect(throws: UNError(.attachmentUnrecognizedType, reason: "no supported type hint or file extension: download")) {
+            try UNNotificationAttachment(identifier: "x", url: Fixture.file("download", Fixture.png))
+        }
+        #expect(throws: UNError(.attachmentUnrecognizedType, reason: "no supported type hint or file extension: a.bin")) {
+            try UNNotificationAttachment(identifier: "x", url: Fixture.file("a.bin", Fixture.gif))
+        }
+        let hinted = try UNNotificationAttachment(
+            identifier: "h",
+            url: Fixture.file("download", Fixture.png),
+            options: [UNNotificationAttachmentOptionsTypeHintKey: "public.png"]
+        )
+        #expect(hinted.type == "public.png")
+        #expect(throws: UNError(.attachmentCorrupt, reason: "image.png is not a valid public.png")) {
             try UNNotificationAttachment(identifier: "x", url: Fixture.file("image.png", Array("hello".utf8)))
         }
     }
@@ -40,9 +54,9 @@ struct AttachmentTests {
     func sizeLimits() throws {
         let megabyte = 1_048_576
         #expect(try UNNotificationAttachment(identifier: "i", url: Fixture.file("i.png", Fixture.png, padTo: 10 * megabyte)).type == "public.png")
-        for (bytes, limit) in [(Fixture.png, 10), (Fixture.wav, 5), (Fixture.mp4, 50)] {
+        for (name, bytes, limit) in [("big.png", Fixture.png, 10), ("big.wav", Fixture.wav, 5), ("big.mp4", Fixture.mp4, 50)] {
             do {
-                _ = try UNNotificationAttachment(identifier: "big", url: Fixture.file("big", bytes, padTo: limit * megabyte + 1))
+                _ = try UNNotificationAttachment(identifier: "big", url: Fixture.file(name, bytes, padTo: limit * megabyte + 1))
                 Issue.record("expected a size error at \(limit) MB")
             } catch UNError.attachmentInvalidFileSize {
             }

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// A delegate that implements only the `async` forms.
-final class AsyncCenterDelegate: UNUserNotificationCenterDelegate {
+final class AsyncCenterDelegate: UNUserNotificationCenterDelegate, Sendable {
     let responses = Mutex<[String]>([])
 
     func userNotificationCenter(
@@ -25,7 +25,7 @@ final class AsyncCenterDelegate: UNUserNotificationCenterDelegate {
 @Suite("Notification delegate rules", .tier(.unit))
 struct DelegateRuleTests {
     func foregroundRuntime(
-        delegate: (any UNUserNotificationCenterDelegate)?,
+        delegate: (any UNUserNotificationCenterDelegate & Sendable)?,
         clock: ManualNotificationClock = ManualNotificationClock()
     ) async throws -> DeviceRuntime {
         let app = RecordingAppDelegate(notificationDelegate: delegate)
@@ -178,7 +178,7 @@ struct DelegateRuleTests {
 
     @Test("a delegate that never calls didReceive's handler is cut off after the budget")
     func lateDidReceive() async throws {
-        final class StuckDelegate: UNUserNotificationCenterDelegate {
+        final class StuckDelegate: UNUserNotificationCenterDelegate, Sendable {
             func userNotificationCenter(
                 _ center: UNUserNotificationCenter,
                 didReceive response: UNNotificationResponse,

@@ -56,13 +56,13 @@ func makeRuntime(
 }
 
 /// An app delegate that records calls and answers fetches with a fixed result.
-final class RecordingAppDelegate: UIApplicationDelegate {
+final class RecordingAppDelegate: UIApplicationDelegate, Sendable {
     let calls = Mutex<[String]>([])
     let launchOptions = Mutex<[String]>([])
     let fetchResult: UIBackgroundFetchResult?
-    let notificationDelegate: (any UNUserNotificationCenterDelegate)?
+    let notificationDelegate: (any UNUserNotificationCenterDelegate & Sendable)?
 
-    init(fetchResult: UIBackgroundFetchResult? = .newData, notificationDelegate: (any UNUserNotificationCenterDelegate)? = nil) {
+    init(fetchResult: UIBackgroundFetchResult? = .newData, notificationDelegate: (any UNUserNotificationCenterDelegate & Sendable)? = nil) {
         self.fetchResult = fetchResult
         self.notificationDelegate = notificationDelegate
     }
@@ -85,7 +85,7 @@ final class RecordingAppDelegate: UIApplicationDelegate {
 }
 
 /// A notification delegate that records calls.
-final class RecordingCenterDelegate: UNUserNotificationCenterDelegate {
+final class RecordingCenterDelegate: UNUserNotificationCenterDelegate, Sendable {
     let presentations = Mutex<[String]>([])
     let responses = Mutex<[(String, String, String?)]>([])
     let options: UNNotificationPresentationOptions?
@@ -117,12 +117,12 @@ final class RecordingCenterDelegate: UNUserNotificationCenterDelegate {
 }
 
 /// A delegate that implements nothing (an app that sets a delegate for other reasons).
-final class SilentCenterDelegate: UNUserNotificationCenterDelegate {}
+final class SilentCenterDelegate: UNUserNotificationCenterDelegate, Sendable {}
 
 /// Keeps a delegate alive (the center holds it weakly, as on Apple platforms).
 final class DelegateHolder: Sendable {
-    let delegate: any UNUserNotificationCenterDelegate
-    init(_ delegate: any UNUserNotificationCenterDelegate) { self.delegate = delegate }
+    let delegate: any UNUserNotificationCenterDelegate & Sendable
+    init(_ delegate: any UNUserNotificationCenterDelegate & Sendable) { self.delegate = delegate }
 }
 
 func alertPayload(title: String = "Hello", body: String = "World", extra: [String: Any] = [:], aps apsExtra: [String: Any] = [:]) -> [String: Any] {

@@ -35,7 +35,7 @@ final class ManifestAppDelegate: UIApplicationDelegate {
 /// The notification center delegate a manifest describes. A method the manifest says is not
 /// implemented forwards to a delegate without it, whose protocol default tells the runtime so
 /// (Herald's stand-in for an optional method that is absent).
-final class ManifestNotificationDelegate: UNUserNotificationCenterDelegate {
+final class ManifestNotificationDelegate: UNUserNotificationCenterDelegate, Sendable {
     private let willPresent: UNNotificationPresentationOptions?
     private let implementsDidReceive: Bool
 

@@ -27,19 +27,27 @@ public class UNNotificationAction: NSObject, @unchecked Sendable {
     public let title: String
     /// The options.
     public let options: UNNotificationActionOptions
+    /// The image shown beside the title (iOS 15).
+    public let icon: UNNotificationActionIcon?
 
-    /// Creates an action.
-    public init(identifier: String, title: String, options: UNNotificationActionOptions = []) {
+    /// Creates an action with an icon.
+    public init(identifier: String, title: String, options: UNNotificationActionOptions = [], icon: UNNotificationActionIcon?) {
         self.identifier = identifier
         self.title = title
         self.options = options
+        self.icon = icon
         super.init()
     }
 
-    /// Actions are equal when identifier, title and options are equal.
+    /// Creates an action.
+    public convenience init(identifier: String, title: String, options: UNNotificationActionOptions = []) {
+        self.init(identifier: identifier, title: title, options: options, icon: nil)
+    }
+
+    /// Actions are equal when identifier, title, options and icon are equal.
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNNotificationAction else { return false }
-        return other.identifier == identifier && other.title == title && other.options == options
+        return other.identifier == identifier && other.title == title && other.options == options && other.icon == icon
             && (other as? UNTextInputNotificationAction) == (self as? UNTextInputNotificationAction)
     }
 
@@ -55,23 +63,50 @@ public final class UNTextInputNotificationAction: UNNotificationAction, @uncheck
     /// The placeholder shown in the text field.
     public let textInputPlaceholder: String
 
-    /// Creates a text input action.
+    /// Creates a text input action with an icon.
     public init(
+        identifier: String,
+        title: String,
+        options: UNNotificationActionOptions = [],
+        icon: UNNotificationActionIcon?,
+        textInputButtonTitle: String,
+        textInputPlaceholder: String
+    ) {
+        self.textInputButtonTitle = textInputButtonTitle
+        self.textInputPlaceholder = textInputPlaceholder
+        super.init(identifier: identifier, title: title, options: options, icon: icon)
+    }
+
+    /// Creates a text input action.
+    public convenience init(
         identifier: String,
         title: String,
         options: UNNotificationActionOptions = [],
         textInputButtonTitle: String,
         textInputPlaceholder: String
     ) {
-        self.textInputButtonTitle = textInputButtonTitle
-        self.textInputPlaceholder = textInputPlaceholder
-        super.init(identifier: identifier, title: title, options: options)
+        self.init(
+            identifier: identifier,
+            title: title,
+            options: options,
+            icon: nil,
+            textInputButtonTitle: textInputButtonTitle,
+            textInputPlaceholder: textInputPlaceholder
+        )
+    }
+
+    /// Creates a text input action with empty button title and placeholder: the base class's
+    /// initialiser, which Apple's subclass inherits (`init(identifier:title:options:)` too).
+    public override init(identifier: String, title: String, options: UNNotificationActionOptions = [], icon: UNNotificationActionIcon?) {
+        self.textInputButtonTitle = ""
+        self.textInputPlaceholder = ""
+        super.init(identifier: identifier, title: title, options: options, icon: icon)
     }
 
     /// Equal when the action and the two texts are equal.
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNTextInputNotificationAction else { return false }
-        return other.identifier == identifier && other.title == title && other.options == options
+        return other.identifier == identifier && other.title == title && other.options == options && other.icon == icon
             && other.textInputButtonTitle == textInputButtonTitle && other.textInputPlaceholder == textInputPlaceholder
     }
 }

@@ -56,7 +56,7 @@ public final class UIApplication: NSObject, Sendable {
 
     private struct State_ {
         var lifecycle = AppLifecycleState.notRunning
-        var delegate: (any UIApplicationDelegate)?
+        var delegate: AppObject<any UIApplicationDelegate>?
         var registeredForRemoteNotifications = false
     }
 
@@ -81,7 +81,7 @@ public final class UIApplication: NSObject, Sendable {
     public var applicationState: State { lifecycleState == .foreground ? .active : .background }
 
     /// The app delegate of the running process (`nil` when not running).
-    public var delegate: (any UIApplicationDelegate)? { state.withLock { $0.delegate } }
+    public var delegate: (any UIApplicationDelegate)? { state.withLock { $0.delegate }?.object }
 
     /// Whether the app asked for a device token.
     public var isRegisteredForRemoteNotifications: Bool { state.withLock { $0.registeredForRemoteNotifications } }
@@ -94,5 +94,8 @@ public final class UIApplication: NSObject, Sendable {
 
     func setLifecycle(_ lifecycle: AppLifecycleState) { state.withLock { $0.lifecycle = lifecycle } }
 
-    func setDelegate(_ delegate: (any UIApplicationDelegate)?) { state.withLock { $0.delegate = delegate } }
+    func setDelegate(_ delegate: (any UIApplicationDelegate)?) {
+        let reference = delegate.map { AppObject(object: $0) }
+        state.withLock { $0.delegate = reference }
+    }
 }

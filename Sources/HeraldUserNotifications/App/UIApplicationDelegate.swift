@@ -3,10 +3,11 @@ import Foundation
 /// The app's delegate (a stand-in for UIKit's `UIApplicationDelegate`), with the calls the
 /// notification rules use. Every method is optional.
 ///
-/// Herald's delegate is `Sendable` (Swift 6); a `@MainActor` class conforms with `nonisolated`
-/// methods. The runtime creates a new delegate each time the app process starts (launch), and
+/// Like Apple's, it does not require `Sendable`. Apple's protocol is `@MainActor`; Herald's is not
+/// (the runtime has no main thread), so a delegate declared `@MainActor` conforms with
+/// `nonisolated` methods or a `@preconcurrency` conformance. The runtime creates a new delegate each time the app process starts (launch), and
 /// drops it when the app is terminated.
-public protocol UIApplicationDelegate: AnyObject, Sendable {
+public protocol UIApplicationDelegate: AnyObject {
     /// The app finished launching; `launchOptions[.remoteNotification]` holds the payload when
     /// the user launched it by tapping a remote notification. Set the notification center's
     /// delegate here.

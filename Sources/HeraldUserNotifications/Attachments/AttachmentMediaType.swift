@@ -1,7 +1,8 @@
 import Foundation
 
-/// A media type the notification system accepts as an attachment, recognised from the file's
-/// bytes rather than its name (spec §C.6).
+/// A media type the notification system accepts as an attachment (spec §C.6): named by the
+/// type hint option, else by the file name's extension, as Apple's
+/// `UNNotificationAttachmentOptionsTypeHintKey` says; the bytes are then checked against it.
 public struct AttachmentMediaType: Sendable, Hashable, Codable {
     /// The broad kind, which decides the size limit.
     public enum Kind: String, Sendable, Hashable, Codable {
@@ -49,6 +50,32 @@ public struct AttachmentMediaType: Sendable, Hashable, Codable {
     public static let mpeg4 = AttachmentMediaType(kind: .movie, uti: "public.mpeg-4")
     /// AVI video.
     public static let avi = AttachmentMediaType(kind: .movie, uti: "public.avi")
+
+    /// Every type, for lookups by UTI and extension.
+    static let all: [AttachmentMediaType] = [.jpeg, .png, .gif, .aiff, .wav, .mp3, .mpeg4Audio, .mpeg, .mpeg2Video, .mpeg4, .avi]
+
+    /// The type a UTI names (the type hint option), if it is a supported one.
+    public static func named(uti: String) -> AttachmentMediaType? {
+        all.first { $0.uti == uti }
+    }
+
+    /// The type a file name extension names (case-insensitive), if it is a supported one.
+    public static func named(fileExtension: String) -> AttachmentMediaType? {
+        switch fileExtension.lowercased() {
+        case "jpg", "jpeg", "jpe": .jpeg
+        case "png": .png
+        case "gif": .gif
+        case "aif", "aiff", "aifc": .aiff
+        case "wav", "wave": .wav
+        case "mp3": .mp3
+        case "m4a", "m4b": .mpeg4Audio
+        case "mpg", "mpeg", "m1v", "mpe": .mpeg
+        case "m2v": .mpeg2Video
+        case "mp4", "m4v", "mov": .mpeg4
+        case "avi": .avi
+        default: nil
+        }
+    }
 
     /// Recognises the type from the first bytes of a file. `typeHint` (a UTI) only
     /// disambiguates an MPEG-4 container between audio and video.

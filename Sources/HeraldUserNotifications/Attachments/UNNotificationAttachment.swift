@@ -60,8 +60,9 @@ public struct AttachmentOptions: Sendable, Hashable, Codable {
 
 /// A media file shown with a notification (Apple's `UNNotificationAttachment`).
 ///
-/// The initializer checks that the URL is a readable file URL, that the file's *content* is a
-/// supported type, and that its size is within the limit for its kind; it throws the
+/// The initializer checks that the URL is a readable file URL, that the type hint or the file
+/// name's extension names a supported type, that an image's content is an image, and that its
+/// size is within the limit for its kind; it throws the
 /// documented ``UNError`` otherwise. When the request is added (or a remote notification is
 /// shown), the file is moved into the center's own store and the delivered request's
 /// attachment points there.
@@ -119,16 +120,23 @@ public final class UNNotificationAttachment: NSObject, Sendable {
         }
         let header = ((try? handle.read(upToCount: 64)) ?? nil) ?? Data()
         try? handle.close()
-        guard let type = AttachmentMediaType.recognize(header: [UInt8](header), typeHint: typeHint) else {
-            throw UNError(.attachmentUnrecognizedType, reason: "unsupported content in \(url.lastPathComponent)")
+        // Why: "If you don't include this key, the system uses the attachment's filename extension to
+        // determine its type" (UNNotificationAttachmentOptionsTypeHintKey). No hint and no known
+        // extension: the type is unknown, whatever the bytes are.
+        let named = typeHint.map { AttachmentMediaType.named(uti: $0) } ?? AttachmentMediaType.named(fileExtension: url.pathExtension)
+        guard let named else {
+            throw UNError(.attachmentUnrecognizedType, reason: "no supported type hint or file extension: \(url.lastPathComponent)")
         }
-        guard size <= type.kind.maximumSize else {
-            throw UNError(.attachmentInvalidFileSize, reason: "\(size) bytes exceeds the \(type.kind) limit")
+        guard size <= named.kind.maximumSize else {
+            throw UNError(.attachmentInvalidFileSize, reason: "\(size) bytes exceeds the \(named.kind) limit")
         }
-        if [.png, .jpeg, .gif].contains(type) {
+        // The content must be what the name says (an image of another image format still decodes).
+        let sniffed = AttachmentMediaType.recognize(header: [UInt8](header), typeHint: typeHint)
+        let type = sniffed.flatMap { $0.kind == named.kind ? $0 : nil } ?? named
+        if type.kind == .image {
             let data = (try? Data(contentsOf: url)) ?? Data()
-            guard AttachmentMediaType.isStructurallyValid(type, data: data) else {
-                throw UNError(.attachmentCorrupt, reason: "\(url.lastPathComponent) is not a valid \(type.uti)")
+            guard sniffed?.kind == .image, AttachmentMediaType.isStructurallyValid(type, data: data) else {
+                throw UNError(.attachmentCorrupt, reason: "\(url.lastPathComponent) is not a valid \(named.uti)")
             }
         }
         return (type, size)

@@ -36,7 +36,7 @@ struct NotificationCenterState: Sendable {
     var delivered: [DeliveredEntry] = []
     var badge = 0
     var sequence = 0
-    weak var delegate: (any UNUserNotificationCenterDelegate)?
+    var delegate = NotificationDelegateReference(nil)
 
     var settings: UNNotificationSettings { UNNotificationSettings(status: authorizationStatus, granted: grantedOptions) }
 

@@ -80,6 +80,26 @@ public enum UNNotificationSetting: Int, Sendable, Codable, Hashable {
     case enabled = 2
 }
 
+/// How alerts appear (Apple's `UNAlertStyle`).
+public enum UNAlertStyle: Int, Sendable, Codable, Hashable {
+    /// No alert.
+    case none = 0
+    /// A banner that goes away by itself.
+    case banner = 1
+    /// An alert that stays until the person acts.
+    case alert = 2
+}
+
+/// When notification previews show (Apple's `UNShowPreviewsSetting`).
+public enum UNShowPreviewsSetting: Int, Sendable, Codable, Hashable {
+    /// Always.
+    case always = 0
+    /// Only when the device is unlocked.
+    case whenAuthenticated = 1
+    /// Never.
+    case never = 2
+}
+
 /// The app's notification settings (Apple's `UNNotificationSettings`).
 public final class UNNotificationSettings: NSObject, Sendable {
     /// The authorization status.
@@ -102,6 +122,16 @@ public final class UNNotificationSettings: NSObject, Sendable {
     public let timeSensitiveSetting: UNNotificationSetting
     /// Whether the app provides its own settings screen.
     public let providesAppNotificationSettings: Bool
+    /// Whether Siri announces notifications.
+    public let announcementSetting: UNNotificationSetting
+    /// Whether notifications wait for the scheduled summary (the person's choice; Herald: disabled).
+    public let scheduledDeliverySetting: UNNotificationSetting
+    /// Whether communication notifications break through as direct messages (Herald: as time-sensitive).
+    public let directMessagesSetting: UNNotificationSetting
+    /// How alerts appear when the device is unlocked: banners unless alerts are off.
+    public let alertStyle: UNAlertStyle
+    /// When previews show (Herald: always).
+    public let showPreviewsSetting: UNShowPreviewsSetting
 
     init(status: UNAuthorizationStatus, granted: UNAuthorizationOptions) {
         func setting(_ option: UNAuthorizationOptions) -> UNNotificationSetting {
@@ -117,6 +147,11 @@ public final class UNNotificationSettings: NSObject, Sendable {
         carPlaySetting = setting(.carPlay)
         timeSensitiveSetting = setting(.timeSensitive)
         providesAppNotificationSettings = granted.contains(.providesAppNotificationSettings)
+        announcementSetting = status.allowsDelivery ? .enabled : .disabled
+        scheduledDeliverySetting = .disabled
+        directMessagesSetting = timeSensitiveSetting
+        alertStyle = alertSetting == .enabled ? .banner : .none
+        showPreviewsSetting = .always
         super.init()
     }
 }

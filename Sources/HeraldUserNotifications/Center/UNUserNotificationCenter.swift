@@ -70,8 +70,11 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
     /// The delegate (held weakly, as on Apple platforms). Set it before the app finishes
     /// launching so that launch-by-tap responses reach it.
     public var delegate: (any UNUserNotificationCenterDelegate)? {
-        get { state.withLock { $0.delegate } }
-        set { state.withLock { $0.delegate = newValue } }
+        get { state.withLock { $0.delegate }.delegate }
+        set {
+            let reference = NotificationDelegateReference(newValue)
+            state.withLock { $0.delegate = reference }
+        }
     }
 
     /// Whether content extensions are supported.

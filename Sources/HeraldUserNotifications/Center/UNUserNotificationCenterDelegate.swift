@@ -4,15 +4,16 @@ import Foundation
 /// `UNUserNotificationCenterDelegate`).
 ///
 /// Every method is optional, as on Apple platforms: implement either the completion-handler
-/// form or the `async` form. Herald's delegates are `Sendable` (Swift 6): an app delegate that is
-/// `@MainActor` conforms by marking these methods `nonisolated`, as Xcode 16 projects do.
+/// form or the `async` form. As Apple's, the protocol does not require `Sendable`, and the
+/// completion handlers are `@Sendable`; a `@MainActor` app delegate conforms with `nonisolated`
+/// methods or a `@preconcurrency` conformance, as with Apple's SDK in Swift 6.
 ///
 /// Rules (spec §C.2): `willPresent` is called only while the app is in the foreground; if the
 /// delegate implements neither form the notification is not presented (as with `[]`); if there
 /// is no delegate at all the notification's own options are used. `didReceive` is called for
 /// the default action, for custom actions, for text input, and for the dismiss action only when
 /// the category has ``UNNotificationCategoryOptions/customDismissAction``.
-public protocol UNUserNotificationCenterDelegate: AnyObject, Sendable {
+public protocol UNUserNotificationCenterDelegate: AnyObject {
     /// A notification is about to be presented while the app is in the foreground; call the
     /// handler with how to present it.
     func userNotificationCenter(

@@ -37,6 +37,11 @@ public final class UNNotificationSound: NSObject, Sendable {
         UNNotificationSound(soundName: name.rawValue, isCritical: true, criticalVolume: min(1, max(0, volume)))
     }
 
+    /// A ringtone sound from a file (iOS 15.2; apps with the calling entitlement).
+    public static func ringtoneSoundNamed(_ name: UNNotificationSoundName) -> UNNotificationSound {
+        UNNotificationSound(soundName: name.rawValue)
+    }
+
     /// A sound from a file in the app bundle or `Library/Sounds`.
     public convenience init(named name: UNNotificationSoundName) {
         self.init(soundName: name.rawValue)

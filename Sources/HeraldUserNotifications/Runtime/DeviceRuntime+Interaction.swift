@@ -121,11 +121,12 @@ extension DeviceRuntime {
         }
         var implemented = false
         if let delegate = center.delegate {
+            let call = AppObject(object: delegate)
             let center = center
             let result = await callOptional(
                 budget: configuration.delegateBudget,
-                completionForm: { handler in delegate.userNotificationCenter(center, didReceive: response) { handler(()) } },
-                asyncForm: { await delegate.userNotificationCenter(center, didReceive: response) }
+                completionForm: { handler in call.object.userNotificationCenter(center, didReceive: response) { handler(()) } },
+                asyncForm: { await call.object.userNotificationCenter(center, didReceive: response) }
             )
             implemented = result.implemented
             if implemented {

@@ -14,9 +14,10 @@ extension DeviceRuntime {
     /// The user leaves the app: foreground → background.
     public func moveToBackground() {
         guard application.lifecycleState == .foreground, let delegate = application.delegate else { return }
+        let call = AppObject(object: delegate)
         setState(.background)
         recordCall(.didEnterBackground)
-        withCurrentCenter { delegate.applicationDidEnterBackground(application) }
+        withCurrentCenter { call.object.applicationDidEnterBackground(application) }
     }
 
     /// The system suspends the app: background → suspended.
@@ -46,14 +47,14 @@ extension DeviceRuntime {
     @discardableResult
     func launchProcess(into state: AppLifecycleState, launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
         guard [.notRunning, .terminatedByUser].contains(application.lifecycleState) else { return false }
-        let delegate = makeAppDelegate?()
-        application.setDelegate(delegate)
+        let call = makeAppDelegate.map { AppObject(object: $0()) }
+        application.setDelegate(call?.object)
         setState(state)
         recordCall(.didFinishLaunching)
-        withCurrentCenter { _ = delegate?.application(application, didFinishLaunchingWithOptions: launchOptions) }
-        if application.isRegisteredForRemoteNotifications, let delegate {
+        withCurrentCenter { _ = call?.object.application(application, didFinishLaunchingWithOptions: launchOptions) }
+        if application.isRegisteredForRemoteNotifications, let call {
             recordCall(.didRegisterForRemoteNotifications)
-            withCurrentCenter { delegate.application(application, didRegisterForRemoteNotificationsWithDeviceToken: configuration.deviceToken) }
+            withCurrentCenter { call.object.application(application, didRegisterForRemoteNotificationsWithDeviceToken: configuration.deviceToken) }
         }
         return true
     }
@@ -68,13 +69,15 @@ extension DeviceRuntime {
         case .background, .suspended:
             setState(.foreground)
             if let delegate = application.delegate {
+                let call = AppObject(object: delegate)
                 recordCall(.willEnterForeground)
-                withCurrentCenter { delegate.applicationWillEnterForeground(application) }
+                withCurrentCenter { call.object.applicationWillEnterForeground(application) }
             }
         }
         if let delegate = application.delegate {
+            let call = AppObject(object: delegate)
             recordCall(.didBecomeActive)
-            withCurrentCenter { delegate.applicationDidBecomeActive(application) }
+            withCurrentCenter { call.object.applicationDidBecomeActive(application) }
         }
     }
 
@@ -99,14 +102,15 @@ extension DeviceRuntime {
     func callFetch(_ payload: RemotePayload, identifier: String?) async -> (result: UIBackgroundFetchResult?, expired: Bool) {
         recordCall(.didReceiveRemoteNotification, identifier)
         guard let delegate = application.delegate else { return (nil, false) }
+        let call = AppObject(object: delegate)
         let application = application
         let values = payload.dictionary
         let (result, implemented) = await callOptional(
             budget: configuration.backgroundFetchBudget,
             completionForm: { handler in
-                delegate.application(application, didReceiveRemoteNotification: values.userInfoValue, fetchCompletionHandler: handler)
+                call.object.application(application, didReceiveRemoteNotification: values.userInfoValue, fetchCompletionHandler: handler)
             },
-            asyncForm: { await delegate.application(application, didReceiveRemoteNotification: values.userInfoValue) }
+            asyncForm: { await call.object.application(application, didReceiveRemoteNotification: values.userInfoValue) }
         )
         if implemented && result == nil {
             record(.expired, identifier, "fetch completion handler not called within \(Int(configuration.backgroundFetchBudget)) s")

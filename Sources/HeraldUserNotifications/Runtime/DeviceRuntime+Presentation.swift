@@ -17,11 +17,12 @@ extension DeviceRuntime {
     /// Asks the delegate how to present a notification in the foreground.
     func foregroundPresentation(for notification: UNNotification) async -> UNNotificationPresentationOptions {
         guard let delegate = center.delegate else { return systemPresentation(for: notification.request.content.value) }
+        let call = AppObject(object: delegate)
         let center = center
         let (value, implemented) = await callOptional(
             budget: configuration.delegateBudget,
-            completionForm: { handler in delegate.userNotificationCenter(center, willPresent: notification, withCompletionHandler: handler) },
-            asyncForm: { await delegate.userNotificationCenter(center, willPresent: notification) }
+            completionForm: { handler in call.object.userNotificationCenter(center, willPresent: notification, withCompletionHandler: handler) },
+            asyncForm: { await call.object.userNotificationCenter(center, willPresent: notification) }
         )
         guard implemented else { return [] }
         recordCall(.willPresent, notification.request.identifier)
