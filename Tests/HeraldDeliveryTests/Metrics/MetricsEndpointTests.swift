@@ -26,12 +26,8 @@ struct MetricsEndpointTests {
         registry.makeCounter(name: "example_total", help: "An example.").increment(by: Int64(3))
         var routes = WebRoutes()
         MetricsEndpoint(registry: registry).addRoutes(to: &routes)
-        let router = WebRouter(
-            routes: routes,
-            configuration: WebConfiguration(),
-            metrics: PrometheusCollectorRegistry(),
-            logger: .init(label: "test")
-        )
+        let webMetrics = PrometheusCollectorRegistry()
+        let router = WebRouter(routes: routes, configuration: WebConfiguration(), metrics: webMetrics, logger: .init(label: "test"))
 
         let response = await router.respond(to: WebRequest(method: "GET", target: "/metrics"))
         #expect(response.status == 200)
@@ -45,6 +41,14 @@ struct MetricsEndpointTests {
         #expect(post.headers["allow"] == "GET, HEAD")
         #expect(await router.respond(to: WebRequest(method: "GET", target: "/api/v1/devices")).status == 404)
         #expect(await router.respond(to: WebRequest(method: "GET", target: "/metricsx")).status == 404)
+
+        // The route label is the matched pattern; a 405 and a 404 are NotFound (docs/metrics.md).
+        var emitted: [UInt8] = []
+        webMetrics.emit(into: &emitted)
+        let requests = PrometheusText(String(decoding: emitted, as: UTF8.self))
+        #expect(requests[#"herald_web_requests_total{route="/metrics",status="200"}"#] == 1)
+        #expect(requests[#"herald_web_requests_total{route="NotFound",status="405"}"#] == 1)
+        #expect(requests[#"herald_web_requests_total{route="NotFound",status="404"}"#] == 2)
     }
 
     @Test("an accepted push, a rejected one, a delivery 40 ms after acceptance: counters, gauges and histograms")
