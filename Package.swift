@@ -8,7 +8,9 @@ let package = Package(
         .executable(name: "herald", targets: ["HeraldCLI"]),
         .executable(name: "herald-bench", targets: ["HeraldBench"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
+        .library(name: "HeraldAuth", targets: ["HeraldAuth"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
+        .library(name: "HeraldHTTP2", targets: ["HeraldHTTP2"]),
         .library(name: "HeraldProviderClient", targets: ["HeraldProviderClient"]),
         .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
         .library(name: "HeraldActivityKit", targets: ["HeraldActivityKit"]),
@@ -133,16 +135,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The provider API's HTTP/2 codec: frame reader and writer, HPACK, the header-list rules (RFC 9113, RFC 7541).
+        // No connection and no I/O; a target of its own so the gateway and the fuzz targets share it.
+        .target(name: "HeraldHTTP2", dependencies: ["HeraldCore", .product(name: "NIOCore", package: "swift-nio")]),
         // The HTTP/2 provider API.
         .target(
             name: "HeraldGateway",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -251,31 +255,48 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldProviderClient", "HeraldDeviceLink",
-                "HeraldTestSupport",
+                "HeraldGateway", "HeraldHTTP2", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // Helpers several test targets share (a local HTTP server; the seeds' fixtures and device-report helpers).
+        // The HTTP/2 codec alone: the frame reader, HPACK against RFC 7541 Appendix C (and NIO's encoder), random input.
+        .testTarget(
+            name: "HeraldHTTP2Tests",
+            dependencies: [
+                "HeraldHTTP2", "HeraldCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+            ]
+        ),
+        // The test targets' one fixture kit: the notification fixture, withStore, eventually/expectNothing/withDeadline,
+        // a local HTTP server, external processes, PostgreSQL, the seeds' fixtures and device-report helpers.
         .target(
             name: "HeraldTestSupport",
-            dependencies: ["HeraldSimulator", "HeraldUserNotifications", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "HeraldCore", "HeraldStore", "HeraldAuth", "HeraldGateway", "HeraldSimulator", "HeraldUserNotifications",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/HeraldTestSupport"
         ),
         .testTarget(name: "HeraldUserNotificationsTests", dependencies: ["HeraldUserNotifications", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldProviderClientTests",
             dependencies: [
-                "HeraldProviderClient", "HeraldCore", "HeraldAuth",
+                "HeraldProviderClient", "HeraldCore", "HeraldAuth", "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
@@ -302,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "HeraldDeviceLinkTests",
             dependencies: [
-                "HeraldDeviceLink", "HeraldCore",
+                "HeraldDeviceLink", "HeraldCore", "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
@@ -311,8 +332,18 @@ let package = Package(
         .testTarget(
             name: "HeraldDeliveryTests",
             dependencies: [
-                "HeraldDelivery", "HeraldWeb", "HeraldConsole", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
-                "HeraldServer",
+                "HeraldDelivery", "HeraldStore", "HeraldCore", "HeraldTestSupport",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The web port: device link, console, inspection API, metrics, health, access (HeraldWeb).
+        .testTarget(
+            name: "HeraldWebTests",
+            dependencies: [
+                "HeraldWeb", "HeraldDelivery", "HeraldConsole", "HeraldDeviceLink", "HeraldStore", "HeraldCore", "HeraldGateway", "HeraldAuth",
+                "HeraldServer", "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -322,14 +353,28 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // herald serve's wiring in-process: faults and reset APIs, retention, the console over TLS, PostgreSQL (HeraldServer).
+        .testTarget(
+            name: "HeraldServerTests",
+            dependencies: [
+                "HeraldServer", "HeraldTesting", "HeraldProviderClient", "HeraldGateway", "HeraldStore", "HeraldAuth", "HeraldCore",
+                "HeraldTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The process and browser tiers: the herald executable, the cluster behind HAProxy, Chromium, curl, aioapns, pytest.
+        .testTarget(
+            name: "HeraldEndToEndTests",
+            dependencies: [
+                "HeraldProviderClient", "HeraldDeviceLink", "HeraldGateway", "HeraldStore", "HeraldAuth", "HeraldCore", "HeraldTestSupport",
+            ]
+        ),
         .testTarget(
             name: "HeraldTestingTests",
             dependencies: [
                 "HeraldTesting", "HeraldDeviceHost", "HeraldDeviceLink", "HeraldProviderClient", "HeraldSimulator", "HeraldStore",
-                "HeraldCore", "HeraldUserNotifications", "HeraldActivityKit", "HeraldTestSupport",
-                "HeraldServer", "HeraldGateway", "HeraldAuth",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "HeraldCore", "HeraldUserNotifications", "HeraldActivityKit", "HeraldTestSupport", "HeraldGateway",
             ]
         ),
         // Examples/ProviderExample's code and tests, compiled here too so that `swift test` runs them.
@@ -344,33 +389,6 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-// Fuzz targets (docs/fuzzing.md). Built by Fuzz/run.sh with -DHERALD_FUZZ and libFuzzer, each runs libFuzzer's driver;
-// in a normal build each is a small program that replays input files, so `swift build` and `swift test` still link.
-package.targets += [
-    .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
-    .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"], path: "Fuzz/Driver"),
-]
-let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-    ("FuzzHTTP2Frames", ["HeraldGateway", .product(name: "NIOCore", package: "swift-nio")]),
-    ("FuzzHPACK", ["HeraldGateway", .product(name: "NIOCore", package: "swift-nio")]),
-    ("FuzzJSONPayload", ["HeraldCore"]),
-    ("FuzzJWT", ["HeraldAuth", .product(name: "Crypto", package: "swift-crypto")]),
-    ("FuzzAPNSFile", ["HeraldProviderClient", "HeraldCore"]),
-    (
-        "FuzzDeviceLinkFrames",
-        [
-            "HeraldDeviceLink", "HeraldCore", .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOWebSocket", package: "swift-nio"),
-        ]
-    ),
-    ("FuzzConsoleRelay", ["HeraldWeb", "HeraldDeviceLink", "HeraldCore"]),
-]
-for fuzzTarget in fuzzTargets {
-    package.targets.append(
-        .executableTarget(name: fuzzTarget.name, dependencies: fuzzTarget.dependencies + ["FuzzDriver"], path: "Fuzz/\(fuzzTarget.name)")
-    )
-}
 
 // Test tiers (Tests/HeraldTestTiers, README "Contributing"): every test target's suites name theirs.
 package.targets.append(.target(name: "HeraldTestTiers", path: "Tests/HeraldTestTiers"))

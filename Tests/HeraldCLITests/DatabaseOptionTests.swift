@@ -40,18 +40,12 @@ struct DatabaseOptionTests {
             #expect(counts.deviceTokens == 1 && counts.activeDeviceTokens == 1)
 
             let token = try await store.registerToken(DeviceToken.random(), bundleID: "com.example.cli", environment: .sandbox, deviceID: nil)
-            let delivered = AcceptedNotification(
-                id: .random(),
+            let delivered = AcceptedNotification.fixture(
                 token: token.token,
                 topic: "com.example.cli",
                 bundleID: "com.example.cli",
-                environment: .sandbox,
-                pushType: .alert,
-                priority: .immediate,
-                expiration: nil,
-                collapseID: nil,
-                payload: Array(#"{"aps":{"alert":"x"}}"#.utf8),
-                acceptedAtMilliseconds: 1_000
+                alert: "x",
+                acceptedAt: 1_000
             )
             var waiting = delivered
             waiting.id = .random()

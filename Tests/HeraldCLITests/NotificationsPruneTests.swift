@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Logging
 import Testing
@@ -82,18 +83,10 @@ struct NotificationsPruneTests {
         let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
         var ids: [NotificationID] = []
         for index in 0..<4 {
-            let notification = AcceptedNotification(
-                id: .random(),
+            let notification = AcceptedNotification.fixture(
                 token: token,
-                topic: "com.example.app",
-                bundleID: "com.example.app",
-                environment: .sandbox,
-                pushType: .alert,
-                priority: .immediate,
-                expiration: nil,
-                collapseID: nil,
-                payload: Array(#"{"aps":{"alert":"n\#(index)"}}"#.utf8),
-                acceptedAtMilliseconds: Int64(Date().timeIntervalSince1970 * 1000) - 1000 + Int64(index)
+                alert: "n\(index)",
+                acceptedAt: Int64(Date().timeIntervalSince1970 * 1000) - 1000 + Int64(index)
             )
             try await store.accept(notification)
             ids.append(notification.id)

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Synchronization
 import Testing
@@ -47,10 +48,10 @@ struct DeliveryEngineClusterTests {
         try await withRunningEngine(store: store, cluster: cluster) { engine in
             let session = RecordingSession(deviceID: "phone")
             engine.sessionOpened(session, tokens: [token])
-            let notification = makeNotification(token: token)
+            let notification = AcceptedNotification.fixture(token: token)
             // The store's word first: a hand-off of the committed row (sequence 7), sent and acknowledged.
             cluster.handOff(StoredNotification(sequence: 7, notification: notification, state: .stored))
-            try await Self.eventually("the handed-off row is sent") { session.deliveries.count == 1 }
+            try await withDeadline("the handed-off row sent", within: .seconds(60)) { await session.waitForDeliveries(count: 1) }
             engine.acknowledged(notification.id, session: session.id)
             await engine.waitUntilIdle()
             #expect(engine.counts == DeliveryCounts(pending: 0, outstanding: 0))
@@ -68,17 +69,6 @@ struct DeliveryEngineClusterTests {
             engine.accepted(notification, sequence: 8)
             await engine.waitUntilIdle()
             #expect(session.deliveries.count == 2)
-        }
-    }
-
-    static func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !condition() {
-            if ContinuousClock.now >= deadline {
-                Issue.record("\(what): not within 60 s")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Logging
 import Testing
@@ -11,15 +12,7 @@ import Testing
 private func withSQLiteStore<T>(_ body: (SQLiteStore) async throws -> T) async throws -> T {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-delivery-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let store = try SQLiteStore(configuration: SQLiteStore.Configuration(dataDirectory: path), logger: Logger(label: "test.store"))
-    do {
-        let result = try await body(store)
-        await store.shutdown()
-        return result
-    } catch {
-        await store.shutdown()
-        throw error
-    }
+    return try await withStore(in: path, body)
 }
 
 @Suite("Delivery engine with a real SQLite store", .tier(.unit))
@@ -28,7 +21,7 @@ struct DeliveryEngineSQLiteTests {
     func deliverAndAcknowledge() async throws {
         try await withSQLiteStore { store in
             let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-            let notification = makeNotification(token: token, acceptedAt: SystemWallClock().nowMilliseconds())
+            let notification = AcceptedNotification.fixture(token: token, acceptedAt: SystemWallClock().nowMilliseconds())
             try await store.accept(notification)
             try await withRunningEngine(store: store, clock: ManualWallClock()) { engine in
                 let session = RecordingSession(deviceID: "phone")
@@ -55,8 +48,8 @@ struct DeliveryEngineSQLiteTests {
         try await withSQLiteStore { store in
             let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
             let now = SystemWallClock().nowMilliseconds()
-            let older = makeNotification(token: token, acceptedAt: now)
-            let newer = makeNotification(token: token, id: older.id, acceptedAt: now + 1)
+            let older = AcceptedNotification.fixture(token: token, acceptedAt: now)
+            let newer = AcceptedNotification.fixture(token: token, id: older.id, acceptedAt: now + 1)
             try await withRunningEngine(store: store, clock: ManualWallClock()) { engine in
                 let session = RecordingSession(deviceID: "phone")
                 engine.sessionOpened(session, tokens: [token])
@@ -86,8 +79,8 @@ struct DeliveryEngineSQLiteTests {
         try await withSQLiteStore { store in
             let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
             let now = SystemWallClock().nowMilliseconds()
-            let older = makeNotification(token: token, acceptedAt: now)
-            let newer = makeNotification(token: token, acceptedAt: now + 1)
+            let older = AcceptedNotification.fixture(token: token, acceptedAt: now)
+            let newer = AcceptedNotification.fixture(token: token, acceptedAt: now + 1)
             try await store.accept(older)
             try await store.accept(newer)
             // The first run: the device is offline; the older one is replaced by the newer (one slot per app).

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Logging
 import ServiceLifecycle
@@ -18,7 +19,7 @@ struct DeliveryEngineTests {
         try await withRunningEngine(store: store) { engine in
             let session = RecordingSession(deviceID: "phone")
             engine.sessionOpened(session, tokens: [token])
-            let notification = makeNotification(token: token)
+            let notification = AcceptedNotification.fixture(token: token)
             engine.accepted(notification)
             await engine.waitUntilIdle()
             #expect(session.deliveries == [NotificationDelivery(notification: notification, attempt: 1)])
@@ -55,7 +56,7 @@ struct DeliveryEngineTests {
         try await withRunningEngine(store: store) { engine in
             let first = RecordingSession()
             engine.sessionOpened(first, tokens: [token])
-            let notification = makeNotification(token: token)
+            let notification = AcceptedNotification.fixture(token: token)
             engine.accepted(notification)
             engine.sessionClosed(first.id)
             let second = RecordingSession()
@@ -77,7 +78,7 @@ struct DeliveryEngineTests {
             engine.sessionOpened(first, tokens: [token])
             engine.sessionOpened(second, tokens: [token])
             engine.sessionOpened(RecordingSession(deviceID: "tablet"), tokens: [])
-            engine.accepted(makeNotification(token: DeviceToken.random()))
+            engine.accepted(AcceptedNotification.fixture(token: DeviceToken.random()))
             await engine.waitUntilIdle()
             #expect(engine.onlineDeviceIDs == ["phone", "tablet"])
             #expect(engine.isOnline(deviceID: "phone"))
@@ -95,8 +96,8 @@ struct DeliveryEngineTests {
     @Test("restore(): stored notifications are delivered when the device connects; expired ones are recorded")
     func restoreFromStore() async throws {
         let token = token
-        let waiting = makeNotification(token: token)
-        let expired = makeNotification(token: token, expiration: t0 / 1000 - 1)
+        let waiting = AcceptedNotification.fixture(token: token)
+        let expired = AcceptedNotification.fixture(token: token, expiration: t0 / 1000 - 1)
         let store = InMemoryDeliveryStore(pending: [
             StoredNotification(sequence: 1, notification: waiting, state: .stored),
             StoredNotification(sequence: 2, notification: expired, state: .stored),
@@ -120,7 +121,7 @@ struct DeliveryEngineTests {
         try await withRunningEngine(store: store, clock: clock) { engine in
             let session = RecordingSession()
             engine.sessionOpened(session, tokens: [token])
-            engine.accepted(makeNotification(token: token, priority: .low))
+            engine.accepted(AcceptedNotification.fixture(token: token, priority: .low))
             engine.tick()
             await engine.waitUntilIdle()
             #expect(session.deliveries.isEmpty)
@@ -141,14 +142,11 @@ struct DeliveryEngineTests {
         try await withRunningEngine(store: store, clock: clock, configuration: configuration) { engine in
             let session = RecordingSession()
             engine.sessionOpened(session, tokens: [token])
-            engine.accepted(makeNotification(token: token, priority: .low))
+            engine.accepted(AcceptedNotification.fixture(token: token, priority: .low))
             await engine.waitUntilIdle()
             clock.advance(seconds: 1)
             // Waits for the ticker (not for a timing rule), with a deadline.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while session.deliveries.isEmpty, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            try await withDeadline("the ticker's send of the low-priority push") { await session.waitForDeliveries(count: 1) }
             #expect(session.deliveries.count == 1)
         }
     }

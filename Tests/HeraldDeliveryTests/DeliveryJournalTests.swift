@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Logging
 import Prometheus
@@ -15,7 +16,7 @@ struct DeliveryJournalTests {
     func groupCommit() async throws {
         let store = InMemoryDeliveryStore()
         await store.holdNextWrite()
-        let notifications = (0..<100).map { _ in makeNotification(token: DeviceToken.random()) }
+        let notifications = (0..<100).map { _ in AcceptedNotification.fixture(token: DeviceToken.random()) }
         var configuration = DeliveryEngine.Configuration.forTests
         configuration.maximumJournalBatch = 40
         try await withRunningEngine(store: store, configuration: configuration) { engine in
@@ -53,9 +54,9 @@ struct DeliveryJournalTests {
         }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            engine.accepted(makeNotification(token: DeviceToken.random()))
+            engine.accepted(AcceptedNotification.fixture(token: DeviceToken.random()))
             await store.waitUntilWriteIsHeld()
-            for _ in 0..<5 { engine.accepted(makeNotification(token: DeviceToken.random())) }
+            for _ in 0..<5 { engine.accepted(AcceptedNotification.fixture(token: DeviceToken.random())) }
             await engine.waitUntilProcessed()
             // One change in the held write, five queued behind it.
             #expect(backlog() == 6)
@@ -84,7 +85,7 @@ struct DeliveryJournalTests {
         try await withRunningEngine(store: store) { engine in
             let session = RecordingSession()
             engine.sessionOpened(session, tokens: [token])
-            let notification = makeNotification(token: token)
+            let notification = AcceptedNotification.fixture(token: token)
             engine.accepted(notification)
             await engine.waitUntilIdle()
             // Sending did not wait for the failing write.
@@ -106,7 +107,7 @@ struct DeliveryJournalTests {
             logger: Logger(label: "test")
         )
         let group = ServiceGroup(services: [engine], logger: Logger(label: "test.group"))
-        let notifications = (0..<10).map { _ in makeNotification(token: DeviceToken.random()) }
+        let notifications = (0..<10).map { _ in AcceptedNotification.fixture(token: DeviceToken.random()) }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             engine.accepted(notifications[0])
@@ -140,11 +141,11 @@ struct DeliveryJournalTests {
         var groupConfiguration = ServiceGroupConfiguration(services: [.init(service: engine)], logger: Logger(label: "test.group"))
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(300)
         let group = ServiceGroup(configuration: groupConfiguration)
-        let notification = makeNotification(token: DeviceToken.random())
+        let notification = AcceptedNotification.fixture(token: DeviceToken.random())
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             engine.accepted(notification)
-            while await store.attempts < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("the journal tries the write again") { await store.attempts >= 2 }
             await group.triggerGracefulShutdown()
             // Without the escalation to cancellation this waits for ever (the write keeps failing).
             do { try await tasks.waitForAll() } catch {}
@@ -167,9 +168,9 @@ struct DeliveryJournalTests {
         let group = ServiceGroup(services: [engine], logger: Logger(label: "test.group"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            engine.accepted(makeNotification(token: DeviceToken.random()))
+            engine.accepted(AcceptedNotification.fixture(token: DeviceToken.random()))
             await store.waitUntilWriteIsHeld()
-            engine.accepted(makeNotification(token: DeviceToken.random()))
+            engine.accepted(AcceptedNotification.fixture(token: DeviceToken.random()))
             await group.triggerGracefulShutdown()
             tasks.addTask {
                 await engine.waitUntilIdle()

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -18,12 +19,12 @@ struct DeliveryStateMachineClusterTests {
     @Test("A notification for a token no session here holds is neither kept nor traced: the shared store has it")
     func offlineIsLeftToTheStore() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")
-        let actions = machine.accepted(makeNotification(token: token), sequence: 1, now: t0)
+        let actions = machine.accepted(AcceptedNotification.fixture(token: token), sequence: 1, now: t0)
         #expect(actions.isEmpty)
         #expect(machine.entries.isEmpty)
         // A single node keeps it and traces `stored`.
         var single = DeliveryStateMachine(policy: DeliveryPolicy())
-        #expect(single.accepted(makeNotification(token: token), sequence: 1, now: t0).changes.kinds == [.stored])
+        #expect(single.accepted(AcceptedNotification.fixture(token: token), sequence: 1, now: t0).changes.kinds == [.stored])
     }
 
     @Test("Online here: sent as on one node, and `sent`/`acknowledged` name the node")
@@ -31,7 +32,7 @@ struct DeliveryStateMachineClusterTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "node-a")
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         let sent = machine.accepted(notification, sequence: 7, now: t0 + 1)
         #expect(sent.sentIDs == [notification.id])
         #expect(detail(try #require(sent.changes.first))["node"] as? String == "node-a")
@@ -39,18 +40,18 @@ struct DeliveryStateMachineClusterTests {
         #expect(detail(try #require(acknowledged.changes.first))["node"] as? String == "node-a")
         var single = DeliveryStateMachine(policy: DeliveryPolicy())
         _ = single.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        #expect(detail(try #require(single.accepted(makeNotification(token: token), now: t0).changes.first))["node"] == nil)
+        #expect(detail(try #require(single.accepted(AcceptedNotification.fixture(token: token), now: t0).changes.first))["node"] == nil)
     }
 
     @Test("At connection the offline rules apply to what waited: expired ones expire, collapse ids and the slot keep the newest")
     func offlineRulesAtConnection() throws {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        let expired = makeNotification(token: token, expiration: (t0 - 1000) / 1000)
-        let older = makeNotification(token: token)
-        let collapsedOlder = makeNotification(token: token, collapseID: "score")
-        let collapsedNewer = makeNotification(token: token, collapseID: "score")
-        let newest = makeNotification(token: token)
+        let expired = AcceptedNotification.fixture(token: token, expiration: (t0 - 1000) / 1000)
+        let older = AcceptedNotification.fixture(token: token)
+        let collapsedOlder = AcceptedNotification.fixture(token: token, collapseID: "score")
+        let collapsedNewer = AcceptedNotification.fixture(token: token, collapseID: "score")
+        let newest = AcceptedNotification.fixture(token: token)
         let rows = [
             stored(newest, sequence: 5), stored(expired, sequence: 1), stored(older, sequence: 2),
             stored(collapsedOlder, sequence: 3), stored(collapsedNewer, sequence: 4),
@@ -74,7 +75,7 @@ struct DeliveryStateMachineClusterTests {
         policy.offlineSlotsPerApp = 3
         var machine = DeliveryStateMachine(policy: policy, nodeID: "a")
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        let notifications = (0..<4).map { _ in makeNotification(token: token) }
+        let notifications = (0..<4).map { _ in AcceptedNotification.fixture(token: token) }
         let rows = notifications.enumerated().map { stored($1, sequence: Int64($0 + 1)) }
         let actions = machine.adopt(rows.reversed(), atConnection: true, now: t0 + 1)
         #expect(actions.sentIDs == notifications.dropFirst().map(\.id))
@@ -85,7 +86,7 @@ struct DeliveryStateMachineClusterTests {
     func arrivalsAreNotTrimmed() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        let notifications = (0..<3).map { _ in makeNotification(token: token) }
+        let notifications = (0..<3).map { _ in AcceptedNotification.fixture(token: token) }
         let actions = machine.adopt(notifications.enumerated().map { stored($1, sequence: Int64($0 + 1)) }, atConnection: false, now: t0 + 1)
         #expect(actions.sentIDs == notifications.map(\.id))
     }
@@ -94,14 +95,14 @@ struct DeliveryStateMachineClusterTests {
     func adoptIgnoresHeldAndForeignRows() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(notification, sequence: 3, now: t0).sentIDs == [notification.id])
         #expect(machine.adopt([stored(notification, sequence: 3)], atConnection: false, now: t0 + 1).isEmpty)
-        let foreign = makeNotification(token: DeviceToken.random())
+        let foreign = AcceptedNotification.fixture(token: DeviceToken.random())
         #expect(machine.adopt([stored(foreign, sequence: 4)], atConnection: true, now: t0 + 1).isEmpty)
         #expect(machine.entries[foreign.id.key] == nil)
         // A newer row with the same apns-id (a provider reused it) is taken: it waits behind the outstanding older one.
-        let reused = makeNotification(token: token, id: notification.id)
+        let reused = AcceptedNotification.fixture(token: token, id: notification.id)
         let actions = machine.adopt([stored(reused, sequence: 9)], atConnection: false, now: t0 + 2)
         #expect(actions.changes.kinds == [.stored])
         #expect(machine.successors[notification.id.key]?.sequence == 9)
@@ -112,7 +113,7 @@ struct DeliveryStateMachineClusterTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         #expect(machine.adopt([stored(notification, sequence: 5)], atConnection: false, now: t0).sentIDs == [notification.id])
         // Before the fix it became its own successor ("apns-id-outstanding") and was sent again after the ack.
         #expect(machine.accepted(notification, sequence: 5, now: t0 + 1).isEmpty)
@@ -121,7 +122,7 @@ struct DeliveryStateMachineClusterTests {
         #expect(acknowledged.sentIDs.isEmpty)
         #expect(acknowledged.changes.kinds == [.acknowledged])
         // A provider that reuses the apns-id later (a newer sequence) is served as on one node.
-        let reused = makeNotification(token: token, id: notification.id)
+        let reused = AcceptedNotification.fixture(token: token, id: notification.id)
         #expect(machine.accepted(reused, sequence: 8, now: t0 + 3).sentIDs == [notification.id])
     }
 
@@ -130,7 +131,7 @@ struct DeliveryStateMachineClusterTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy(), nodeID: "a")
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(notification, sequence: 1, now: t0)
         let actions = machine.sessionClosed(session.id, now: t0 + 1)
         #expect(actions.changes.kinds == [.stored])
@@ -149,7 +150,7 @@ struct DeliveryStateMachineClusterTests {
         let second = RecordingSession()
         _ = machine.sessionOpened(first, tokens: [token], now: t0)
         _ = machine.sessionOpened(second, tokens: [token], now: t0 + 1)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(notification, sequence: 1, now: t0 + 2).sends.map(\.session) == [second.id])
         _ = machine.sessionClosed(first.id, now: t0 + 3)
         #expect(machine.entries[notification.id.key] != nil)
@@ -194,7 +195,7 @@ struct HandOffBufferTests {
         buffer.append([3])
         #expect(await buffer.takeAll() == [1, 2, 3])
         let reader = Task { await buffer.takeAll() }
-        try? await Task.sleep(for: .milliseconds(20))
+        await buffer.readerWaits()
         buffer.append([4])
         #expect(await reader.value == [4])
         buffer.append([5])

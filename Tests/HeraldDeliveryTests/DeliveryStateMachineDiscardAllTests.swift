@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -15,14 +16,14 @@ struct DeliveryStateMachineDiscardAllTests {
         let session = RecordingSession()
         let offline = DeviceToken.random()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let sent = makeNotification(token: token)
-        let held = makeNotification(token: token, priority: .low)
-        let waiting = makeNotification(token: offline)
+        let sent = AcceptedNotification.fixture(token: token)
+        let held = AcceptedNotification.fixture(token: token, priority: .low)
+        let waiting = AcceptedNotification.fixture(token: offline)
         _ = machine.accepted(sent, now: t0)
         _ = machine.accepted(held, now: t0)
         _ = machine.accepted(waiting, now: t0)
         // A newer notification with the outstanding one's apns-id waits behind it (rule 13).
-        let successor = makeNotification(token: token, id: sent.id, acceptedAt: t0 + 1)
+        let successor = AcceptedNotification.fixture(token: token, id: sent.id, acceptedAt: t0 + 1)
         _ = machine.accepted(successor, sequence: 99, now: t0 + 1)
         #expect(machine.unsentCount == 3)
         #expect(machine.outstandingCount == 1)
@@ -41,7 +42,7 @@ struct DeliveryStateMachineDiscardAllTests {
         let late = machine.acknowledged(sent.id, session: session.id, now: t0 + 6)
         #expect(late.refusals.isEmpty)
         // Later notifications are delivered as usual.
-        let next = makeNotification(token: token)
+        let next = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(next, now: t0 + 7).sentIDs == [next.id])
     }
 }

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -16,9 +17,9 @@ struct DeliveryStateMachineFaultTests {
         let second = RecordingSession()
         _ = machine.sessionOpened(first, tokens: [token], now: t0)
         _ = machine.sessionOpened(second, tokens: [DeviceToken.random()], now: t0)
-        let earlier = makeNotification(token: token)
+        let earlier = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(earlier, now: t0).sentIDs == [earlier.id])
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         let fault = DeviceFault(ruleID: "gone", offlineMilliseconds: 1000)
         let actions = machine.accepted(notification, deviceFault: fault, now: t0 + 1)
         let disconnected = actions.compactMap { action -> (DeviceSessionID, OfflineWindow)? in
@@ -50,7 +51,7 @@ struct DeliveryStateMachineFaultTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token, acceptedAt: t0)
+        let notification = AcceptedNotification.fixture(token: token, acceptedAt: t0)
         let fault = DeviceFault(ruleID: "slow", acknowledgementDelayMilliseconds: 500)
         #expect(machine.accepted(notification, deviceFault: fault, now: t0).sentIDs == [notification.id])
         #expect(machine.acknowledged(notification.id, session: session.id, now: t0 + 10).isEmpty)
@@ -74,7 +75,7 @@ struct DeliveryStateMachineFaultTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(notification, deviceFault: DeviceFault(acknowledgementDelayMilliseconds: 500), now: t0)
         _ = machine.acknowledged(notification.id, session: session.id, now: t0 + 1)
         let closed = machine.sessionClosed(session.id, now: t0 + 2)
@@ -92,8 +93,8 @@ struct DeliveryStateMachineFaultTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let timed = machine.accepted(makeNotification(token: token), deviceFault: DeviceFault(extensionTimeout: true), now: t0)
-        let plain = machine.accepted(makeNotification(token: token), now: t0)
+        let timed = machine.accepted(AcceptedNotification.fixture(token: token), deviceFault: DeviceFault(extensionTimeout: true), now: t0)
+        let plain = machine.accepted(AcceptedNotification.fixture(token: token), now: t0)
         let flags = (timed + plain).compactMap { action -> Bool? in
             guard case .send(_, let delivery) = action else { return nil }
             return delivery.extensionTimeout

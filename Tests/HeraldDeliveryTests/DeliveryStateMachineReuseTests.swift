@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -15,8 +16,8 @@ struct DeliveryStateMachineReuseTests {
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
         let id = NotificationID.random()
-        _ = machine.accepted(makeNotification(token: token, id: id, acceptedAt: t0), sequence: 1, now: t0)
-        _ = machine.accepted(makeNotification(token: token, id: id, acceptedAt: t0 + 1), sequence: 2, now: t0 + 1)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token, id: id, acceptedAt: t0), sequence: 1, now: t0)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token, id: id, acceptedAt: t0 + 1), sequence: 2, now: t0 + 1)
         return (machine, session, id)
     }
 
@@ -24,7 +25,7 @@ struct DeliveryStateMachineReuseTests {
     func changesCarryTheSequence() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
-        let offline = makeNotification(token: token)
+        let offline = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(offline, sequence: 7, now: t0).changes.map(\.sequence) == [7])
         let opened = machine.sessionOpened(session, tokens: [token], now: t0 + 1)
         #expect(opened.changes.map(\.sequence) == [7])
@@ -37,7 +38,7 @@ struct DeliveryStateMachineReuseTests {
     func restoredSequences() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
-        let notification = makeNotification(token: token, acceptedAt: t0)
+        let notification = AcceptedNotification.fixture(token: token, acceptedAt: t0)
         _ = machine.restore([StoredNotification(sequence: 42, notification: notification, state: .stored)], now: t0)
         let opened = machine.sessionOpened(session, tokens: [token], now: t0 + 1)
         #expect(opened.changes.map(\.event) == [.sent])
@@ -50,8 +51,8 @@ struct DeliveryStateMachineReuseTests {
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
         let id = NotificationID.random()
-        let older = makeNotification(token: token, id: id, acceptedAt: t0)
-        let newer = makeNotification(token: token, id: id, acceptedAt: t0 + 1)
+        let older = AcceptedNotification.fixture(token: token, id: id, acceptedAt: t0)
+        let newer = AcceptedNotification.fixture(token: token, id: id, acceptedAt: t0 + 1)
         #expect(machine.accepted(older, sequence: 1, now: t0).sends.map(\.attempt) == [1])
 
         let waiting = machine.accepted(newer, sequence: 2, now: t0 + 1)
@@ -90,7 +91,7 @@ struct DeliveryStateMachineReuseTests {
     func reusedTwiceWhileOutstanding() {
         let (start, session, id) = newerWaitingForOlder()
         var machine = start
-        _ = machine.accepted(makeNotification(token: token, id: id, acceptedAt: t0 + 2), sequence: 3, now: t0 + 2)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token, id: id, acceptedAt: t0 + 2), sequence: 3, now: t0 + 2)
         let first = machine.acknowledged(id, session: session.id, now: t0 + 3)
         #expect(first.changes.map(\.sequence) == [1, 3])
         #expect(machine.acknowledged(id, session: session.id, now: t0 + 4).changes.map(\.sequence) == [3])

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -15,7 +16,7 @@ struct DeliveryStateMachineSessionTests {
         let old = RecordingSession(deviceID: "phone")
         let new = RecordingSession(deviceID: "phone")
         _ = machine.sessionOpened(old, tokens: [token], now: t0)
-        let unacknowledged = makeNotification(token: token)
+        let unacknowledged = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(unacknowledged, now: t0)
 
         // The new session takes the token: what the old one did not acknowledge is sent again on it.
@@ -25,13 +26,13 @@ struct DeliveryStateMachineSessionTests {
         #expect(opened.sends.map(\.session) == [new.id])
         #expect(opened.sends.map(\.attempt) == [2])
 
-        let fresh = makeNotification(token: token)
+        let fresh = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(fresh, now: t0 + 11).sends.map(\.session) == [new.id])
 
         #expect(machine.sessionClosed(old.id, now: t0 + 20).isEmpty)
         #expect(machine.isOnline(token))
         #expect(machine.sessionCount(deviceID: "phone") == 1)
-        let later = makeNotification(token: token)
+        let later = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(later, now: t0 + 21).sends.map(\.session) == [new.id])
     }
 
@@ -41,7 +42,7 @@ struct DeliveryStateMachineSessionTests {
         let old = RecordingSession()
         let new = RecordingSession()
         _ = machine.sessionOpened(old, tokens: [token], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(notification, now: t0)
         _ = machine.sessionOpened(new, tokens: [token], now: t0 + 1)
         let acknowledged = machine.acknowledged(notification.id, session: old.id, now: t0 + 2)
@@ -57,7 +58,7 @@ struct DeliveryStateMachineSessionTests {
         _ = machine.sessionOpened(old, tokens: [], now: t0)
         _ = machine.sessionOpened(new, tokens: [token], now: t0)
         #expect(machine.tokenRegistered(token, session: old.id, now: t0 + 1).isEmpty)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         #expect(machine.accepted(notification, now: t0 + 2).sends.map(\.session) == [new.id])
     }
 
@@ -68,7 +69,7 @@ struct DeliveryStateMachineSessionTests {
         let new = RecordingSession(deviceID: "phone")
         _ = machine.sessionOpened(old, tokens: [token], now: t0)
         _ = machine.sessionOpened(new, tokens: [token], now: t0 + 1)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(notification, now: t0 + 2)
         let closed = machine.sessionClosed(new.id, now: t0 + 3)
         #expect(closed.changes.kinds == [.stored, .sent])
@@ -96,9 +97,9 @@ struct DeliveryStateMachineSessionTests {
         policy.offlineSlotsPerApp = 2
         var machine = DeliveryStateMachine(policy: policy)
         let other = DeviceToken.random()
-        let a = makeNotification(token: token)
-        let b = makeNotification(token: other)
-        let c = makeNotification(token: token)
+        let a = AcceptedNotification.fixture(token: token)
+        let b = AcceptedNotification.fixture(token: other)
+        let c = AcceptedNotification.fixture(token: token)
         for notification in [a, b, c] { _ = machine.accepted(notification, now: t0) }
         #expect(machine.sessionOpened(RecordingSession(), tokens: [other, token], now: t0 + 1).sentIDs == [a.id, b.id, c.id])
     }
@@ -108,7 +109,7 @@ struct DeliveryStateMachineSessionTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         for round in 0..<3000 {
-            let notification = makeNotification(token: token)
+            let notification = AcceptedNotification.fixture(token: token)
             _ = machine.accepted(notification, now: t0 + Int64(round))
             _ = machine.sessionOpened(session, tokens: [token], now: t0 + Int64(round))
             _ = machine.acknowledged(notification.id, session: session.id, now: t0 + Int64(round))

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -12,8 +13,8 @@ struct DeliveryStateMachineStorageTests {
     @Test("Offline, one slot per app by default: the older one is replaced by the newer")
     func oneOfflineSlot() throws {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
-        let older = makeNotification(token: token)
-        let newer = makeNotification(token: token)
+        let older = AcceptedNotification.fixture(token: token)
+        let newer = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(older, now: t0)
         let actions = machine.accepted(newer, now: t0 + 1)
         #expect(actions.changes.kinds == [.stored, .replaced])
@@ -27,8 +28,8 @@ struct DeliveryStateMachineStorageTests {
     @Test("Offline slots are per token (app): another app's notification is not replaced")
     func slotsArePerToken() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
-        _ = machine.accepted(makeNotification(token: token), now: t0)
-        let actions = machine.accepted(makeNotification(token: DeviceToken.random()), now: t0)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token), now: t0)
+        let actions = machine.accepted(AcceptedNotification.fixture(token: DeviceToken.random()), now: t0)
         #expect(actions.changes.kinds == [.stored])
         #expect(machine.pendingCount == 2)
     }
@@ -38,7 +39,7 @@ struct DeliveryStateMachineStorageTests {
         var policy = DeliveryPolicy()
         policy.offlineSlotsPerApp = 3
         var machine = DeliveryStateMachine(policy: policy)
-        let notifications = (0..<4).map { _ in makeNotification(token: token) }
+        let notifications = (0..<4).map { _ in AcceptedNotification.fixture(token: token) }
         var changes: [DeliveryChange] = []
         for (index, notification) in notifications.enumerated() {
             changes += machine.accepted(notification, now: t0 + Int64(index)).changes
@@ -54,7 +55,7 @@ struct DeliveryStateMachineStorageTests {
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
         var changes: [DeliveryChange] = []
         for index in 0..<3 {
-            changes += machine.accepted(makeNotification(token: token), now: t0 + Int64(index)).changes
+            changes += machine.accepted(AcceptedNotification.fixture(token: token), now: t0 + Int64(index)).changes
         }
         #expect(changes.kinds == [.sent, .sent, .sent])
         #expect(machine.outstandingCount == 3)
@@ -63,7 +64,7 @@ struct DeliveryStateMachineStorageTests {
     @Test("No apns-expiration: kept for the default storage time after acceptance, then expired on tick")
     func defaultStorageExpires() throws {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
-        let notification = makeNotification(token: token, acceptedAt: t0)
+        let notification = AcceptedNotification.fixture(token: token, acceptedAt: t0)
         _ = machine.accepted(notification, now: t0)
         let thirtyDays: Int64 = 30 * 24 * 3_600_000
         #expect(machine.tick(now: t0 + thirtyDays - 1).isEmpty)
@@ -79,7 +80,7 @@ struct DeliveryStateMachineStorageTests {
         var policy = DeliveryPolicy()
         policy.defaultStorage = .seconds(60)
         var machine = DeliveryStateMachine(policy: policy)
-        _ = machine.accepted(makeNotification(token: token, acceptedAt: t0), now: t0)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token, acceptedAt: t0), now: t0)
         #expect(machine.tick(now: t0 + 59_999).isEmpty)
         #expect(machine.tick(now: t0 + 60_000).changes.kinds == [.expired])
     }
@@ -88,7 +89,7 @@ struct DeliveryStateMachineStorageTests {
     func expirationWhileStored() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let expiration = t0 / 1000 + 10
-        let notification = makeNotification(token: token, expiration: expiration)
+        let notification = AcceptedNotification.fixture(token: token, expiration: expiration)
         #expect(machine.accepted(notification, now: t0).changes.kinds == [.stored])
         #expect(machine.tick(now: expiration * 1000 - 1).isEmpty)
         #expect(machine.tick(now: expiration * 1000).changes.map(\.newState) == [.expired])
@@ -99,7 +100,7 @@ struct DeliveryStateMachineStorageTests {
     func expiredAtConnectIsNotSent() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let expiration = t0 / 1000 + 10
-        _ = machine.accepted(makeNotification(token: token, expiration: expiration), now: t0)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token, expiration: expiration), now: t0)
         let opened = machine.sessionOpened(RecordingSession(), tokens: [token], now: expiration * 1000 + 5)
         #expect(opened.sends.isEmpty)
         #expect(opened.changes.kinds == [.expired])
@@ -110,7 +111,7 @@ struct DeliveryStateMachineStorageTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
         for expiration in [t0 / 1000 - 60, t0 / 1000] {
-            let notification = makeNotification(token: token, expiration: expiration)
+            let notification = AcceptedNotification.fixture(token: token, expiration: expiration)
             let actions = machine.accepted(notification, now: t0)
             #expect(actions.sends.isEmpty)
             let change = try #require(actions.changes.first)
@@ -124,7 +125,7 @@ struct DeliveryStateMachineStorageTests {
     @Test("apns-expiration 0 and offline: expired at once (expiration-zero-offline)")
     func expirationZeroOffline() throws {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
-        let actions = machine.accepted(makeNotification(token: token, expiration: 0), now: t0)
+        let actions = machine.accepted(AcceptedNotification.fixture(token: token, expiration: 0), now: t0)
         let change = try #require(actions.changes.first)
         #expect(change.newState == .expired)
         #expect(detail(change)["reason"] as? String == "expiration-zero-offline")
@@ -136,7 +137,7 @@ struct DeliveryStateMachineStorageTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token, priority: .low, expiration: 0)
+        let notification = AcceptedNotification.fixture(token: token, priority: .low, expiration: 0)
         #expect(machine.accepted(notification, now: t0).sentIDs == [notification.id])
         #expect(machine.acknowledged(notification.id, session: session.id, now: t0 + 1).changes.map(\.newState) == [.delivered])
     }
@@ -146,7 +147,7 @@ struct DeliveryStateMachineStorageTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token, expiration: 0)
+        let notification = AcceptedNotification.fixture(token: token, expiration: 0)
         _ = machine.accepted(notification, now: t0)
         let closed = machine.sessionClosed(session.id, now: t0 + 5)
         let change = try #require(closed.changes.first)
@@ -160,9 +161,9 @@ struct DeliveryStateMachineStorageTests {
         var policy = DeliveryPolicy()
         policy.offlineSlotsPerApp = 5
         var machine = DeliveryStateMachine(policy: policy)
-        let older = makeNotification(token: token, collapseID: "score")
-        let unrelated = makeNotification(token: token, collapseID: "other")
-        let newer = makeNotification(token: token, collapseID: "score")
+        let older = AcceptedNotification.fixture(token: token, collapseID: "score")
+        let unrelated = AcceptedNotification.fixture(token: token, collapseID: "other")
+        let newer = AcceptedNotification.fixture(token: token, collapseID: "score")
         _ = machine.accepted(older, now: t0)
         _ = machine.accepted(unrelated, now: t0)
         let actions = machine.accepted(newer, now: t0 + 1)
@@ -176,8 +177,8 @@ struct DeliveryStateMachineStorageTests {
     @Test("Collapse id applies per token: the same collapse id for another token is kept")
     func collapseIsPerToken() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
-        _ = machine.accepted(makeNotification(token: DeviceToken.random(), collapseID: "score"), now: t0)
-        #expect(machine.accepted(makeNotification(token: token, collapseID: "score"), now: t0).changes.kinds == [.stored])
+        _ = machine.accepted(AcceptedNotification.fixture(token: DeviceToken.random(), collapseID: "score"), now: t0)
+        #expect(machine.accepted(AcceptedNotification.fixture(token: token, collapseID: "score"), now: t0).changes.kinds == [.stored])
     }
 
     @Test("Collapse id: an outstanding one is replaced, not resent after a close; its late ack is traced, not refused")
@@ -185,8 +186,8 @@ struct DeliveryStateMachineStorageTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let older = makeNotification(token: token, collapseID: "score")
-        let newer = makeNotification(token: token, collapseID: "score")
+        let older = AcceptedNotification.fixture(token: token, collapseID: "score")
+        let newer = AcceptedNotification.fixture(token: token, collapseID: "score")
         _ = machine.accepted(older, now: t0)
         let actions = machine.accepted(newer, now: t0 + 1)
         #expect(actions.changes.kinds == [.replaced, .sent])
@@ -211,8 +212,8 @@ struct DeliveryStateMachineStorageTests {
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
         let id = NotificationID.random()
-        _ = machine.accepted(makeNotification(token: token, id: id, priority: .low), now: t0)
-        let again = machine.accepted(makeNotification(token: token, id: id), now: t0 + 1)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token, id: id, priority: .low), now: t0)
+        let again = machine.accepted(AcceptedNotification.fixture(token: token, id: id), now: t0 + 1)
         #expect(again.changes.kinds == [.sent])
         #expect(again.sends.map(\.attempt) == [1])
         #expect(machine.entries.count == 1)
@@ -225,8 +226,8 @@ struct DeliveryStateMachineStorageTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let outstanding = makeNotification(token: token)
-        let held = makeNotification(token: token, priority: .low)
+        let outstanding = AcceptedNotification.fixture(token: token)
+        let held = AcceptedNotification.fixture(token: token, priority: .low)
         _ = machine.accepted(outstanding, now: t0)
         _ = machine.accepted(held, now: t0)
         let actions = machine.tokenUnregistered(token, now: t0 + 1)
@@ -246,7 +247,7 @@ struct DeliveryStateMachineStorageTests {
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
         _ = machine.tokenUnregistered(token, now: t0)
-        let late = makeNotification(token: token)
+        let late = AcceptedNotification.fixture(token: token)
         let actions = machine.accepted(late, sequence: 7, now: t0 + 1)
         let change = try #require(actions.changes.first)
         #expect(actions.changes.count == 1)
@@ -255,7 +256,7 @@ struct DeliveryStateMachineStorageTests {
         #expect(actions.sends.isEmpty)
         #expect(machine.entries.isEmpty)
         // Another token is untouched.
-        let other = makeNotification(token: DeviceToken.random())
+        let other = AcceptedNotification.fixture(token: DeviceToken.random())
         #expect(machine.accepted(other, now: t0 + 2).changes.kinds == [.stored])
     }
 
@@ -281,11 +282,11 @@ struct DeliveryStateMachineStorageTests {
     @Test("Restore: stored notifications wait, oldest first; expired ones are expired; others' states are ignored")
     func restore() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
-        let first = makeNotification(token: token)
-        let second = makeNotification(token: token)
-        let past = makeNotification(token: token, expiration: t0 / 1000)
-        let zero = makeNotification(token: token, expiration: 0)
-        let delivered = makeNotification(token: token)
+        let first = AcceptedNotification.fixture(token: token)
+        let second = AcceptedNotification.fixture(token: token)
+        let past = AcceptedNotification.fixture(token: token, expiration: t0 / 1000)
+        let zero = AcceptedNotification.fixture(token: token, expiration: 0)
+        let delivered = AcceptedNotification.fixture(token: token)
         let stored = [
             StoredNotification(sequence: 2, notification: second, state: .stored),
             StoredNotification(sequence: 1, notification: first, state: .stored),

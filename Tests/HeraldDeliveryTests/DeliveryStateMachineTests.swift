@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -17,7 +18,7 @@ struct DeliveryStateMachineTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession(deviceID: "phone")
         #expect(machine.sessionOpened(session, tokens: [token], now: t0).isEmpty)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         let actions = machine.accepted(notification, now: t0)
         #expect(actions.sends.map(\.attempt) == [1])
         #expect(actions.sentIDs == [notification.id])
@@ -35,7 +36,7 @@ struct DeliveryStateMachineTests {
     @Test("Accepted for an offline token: stored, not sent; sent when a session with the token opens")
     func offlineStoresThenSendsOnConnect() throws {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         let accepted = machine.accepted(notification, now: t0)
         #expect(accepted.sends.isEmpty)
         let stored = try #require(accepted.changes.first)
@@ -56,7 +57,7 @@ struct DeliveryStateMachineTests {
     func otherTokensStayOffline() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         _ = machine.sessionOpened(RecordingSession(), tokens: [DeviceToken.random()], now: t0)
-        let actions = machine.accepted(makeNotification(token: token), now: t0)
+        let actions = machine.accepted(AcceptedNotification.fixture(token: token), now: t0)
         #expect(actions.sends.isEmpty)
         #expect(actions.changes.kinds == [.stored])
         #expect(!machine.isOnline(token))
@@ -67,7 +68,7 @@ struct DeliveryStateMachineTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(notification, now: t0)
         let actions = machine.tokenRegistered(token, session: session.id, now: t0 + 1)
         #expect(actions.sentIDs == [notification.id])
@@ -79,8 +80,8 @@ struct DeliveryStateMachineTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let first = makeNotification(token: token, priority: priority)
-        let second = makeNotification(token: token, priority: priority)
+        let first = AcceptedNotification.fixture(token: token, priority: priority)
+        let second = AcceptedNotification.fixture(token: token, priority: priority)
         #expect(machine.accepted(first, now: t0).isEmpty)
         #expect(machine.accepted(second, now: t0 + 400).isEmpty)
         #expect(machine.pendingCount == 2)
@@ -103,8 +104,8 @@ struct DeliveryStateMachineTests {
     func priorityTenSkipsTheBurst() {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        _ = machine.accepted(makeNotification(token: token, priority: .low), now: t0)
-        let urgent = makeNotification(token: token, priority: .immediate)
+        _ = machine.accepted(AcceptedNotification.fixture(token: token, priority: .low), now: t0)
+        let urgent = AcceptedNotification.fixture(token: token, priority: .immediate)
         #expect(machine.accepted(urgent, now: t0 + 1).sentIDs == [urgent.id])
     }
 
@@ -114,7 +115,7 @@ struct DeliveryStateMachineTests {
         policy.lowPriorityBurstWindow = .zero
         var machine = DeliveryStateMachine(policy: policy)
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        let notification = makeNotification(token: token, priority: .low)
+        let notification = AcceptedNotification.fixture(token: token, priority: .low)
         #expect(machine.accepted(notification, now: t0).sentIDs == [notification.id])
     }
 
@@ -124,7 +125,7 @@ struct DeliveryStateMachineTests {
         policy.lowPriorityBurstWindow = .milliseconds(250)
         var machine = DeliveryStateMachine(policy: policy)
         _ = machine.sessionOpened(RecordingSession(), tokens: [token], now: t0)
-        let notification = makeNotification(token: token, priority: .powerConsiderate)
+        let notification = AcceptedNotification.fixture(token: token, priority: .powerConsiderate)
         _ = machine.accepted(notification, now: t0)
         #expect(machine.tick(now: t0 + 249).isEmpty)
         #expect(machine.tick(now: t0 + 250).sentIDs == [notification.id])
@@ -135,7 +136,7 @@ struct DeliveryStateMachineTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession(deviceID: "phone")
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token)
+        let notification = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(notification, now: t0)
         let actions = machine.acknowledged(notification.id, session: session.id, now: t0 + 20)
         let change = try #require(actions.changes.first)
@@ -164,7 +165,7 @@ struct DeliveryStateMachineTests {
         let otherToken = DeviceToken.random()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
         _ = machine.sessionOpened(other, tokens: [otherToken], now: t0)
-        let forOther = makeNotification(token: otherToken)
+        let forOther = AcceptedNotification.fixture(token: otherToken)
         _ = machine.accepted(forOther, now: t0)
 
         let never = NotificationID.random()
@@ -184,8 +185,8 @@ struct DeliveryStateMachineTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let first = RecordingSession()
         _ = machine.sessionOpened(first, tokens: [token], now: t0)
-        let older = makeNotification(token: token)
-        let newer = makeNotification(token: token)
+        let older = AcceptedNotification.fixture(token: token)
+        let newer = AcceptedNotification.fixture(token: token)
         _ = machine.accepted(older, now: t0)
         _ = machine.accepted(newer, now: t0 + 1)
 
@@ -212,7 +213,7 @@ struct DeliveryStateMachineTests {
         var machine = DeliveryStateMachine(policy: DeliveryPolicy())
         let session = RecordingSession()
         _ = machine.sessionOpened(session, tokens: [token], now: t0)
-        let notification = makeNotification(token: token, priority: .low)
+        let notification = AcceptedNotification.fixture(token: token, priority: .low)
         _ = machine.accepted(notification, now: t0)
         #expect(machine.sessionClosed(session.id, now: t0 + 10).changes.kinds == [.stored])
         #expect(machine.tick(now: t0 + 5000).isEmpty)

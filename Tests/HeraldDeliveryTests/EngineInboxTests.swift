@@ -13,8 +13,7 @@ struct EngineInboxTests {
         #expect(inbox.push(3))
         #expect(await inbox.next() == [1, 2, 3])
         let waiting = Task { await inbox.next() }
-        // Whether the consumer waits already or not, the event is its batch.
-        try? await Task.sleep(for: .milliseconds(20))
+        await inbox.consumerWaits()
         #expect(inbox.push(4))
         #expect(await waiting.value == [4])
         #expect(inbox.push(5))
@@ -37,13 +36,13 @@ struct EngineInboxTests {
     func waitingConsumerEnds() async {
         let finished = EngineInbox<Int>()
         let first = Task { await finished.next() }
-        try? await Task.sleep(for: .milliseconds(20))
+        await finished.consumerWaits()
         finished.finish()
         #expect(await first.value == nil)
 
         let cancelled = EngineInbox<Int>()
         let second = Task { await cancelled.next() }
-        try? await Task.sleep(for: .milliseconds(20))
+        await cancelled.consumerWaits()
         second.cancel()
         #expect(await second.value == nil)
         // A cancelled consumer takes nothing more; what is pushed stays queued.

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -107,7 +108,7 @@ struct DeliveryEngineSentHoldTests {
         try await withRunningEngine(store: store) { engine in
             let session = RecordingSession(deviceID: "phone")
             engine.sessionOpened(session, tokens: [token])
-            let notification = makeNotification(token: token)
+            let notification = AcceptedNotification.fixture(token: token)
             engine.accepted(notification, sequence: 41)
             await engine.waitUntilProcessed()
             #expect(session.deliveries.count == 1)
@@ -129,7 +130,7 @@ struct DeliveryEngineSentHoldTests {
         try await withRunningEngine(store: store, configuration: configuration) { engine in
             let session = RecordingSession(deviceID: "phone")
             engine.sessionOpened(session, tokens: [token])
-            let notification = makeNotification(token: token)
+            let notification = AcceptedNotification.fixture(token: token)
             engine.accepted(notification, sequence: 41)
             await engine.waitUntilProcessed()
             await store.waitForChanges(count: 1)
@@ -147,7 +148,7 @@ struct DeliveryEngineSentHoldTests {
         try await withRunningEngine(store: store, clock: clock) { engine in
             let session = RecordingSession(deviceID: "phone")
             engine.sessionOpened(session, tokens: [token])
-            engine.accepted(makeNotification(token: token), sequence: 41)
+            engine.accepted(AcceptedNotification.fixture(token: token), sequence: 41)
             // Sent (and held) at t0.
             await engine.waitUntilProcessed()
             clock.set(milliseconds: t0 + 199)
@@ -169,7 +170,7 @@ struct DeliveryEngineSentHoldTests {
         try await withRunningEngine(store: store) { engine in
             let session = RecordingSession(deviceID: "phone")
             engine.sessionOpened(session, tokens: [token])
-            engine.accepted(makeNotification(token: token), sequence: 41)
+            engine.accepted(AcceptedNotification.fixture(token: token), sequence: 41)
             await engine.waitUntilProcessed()
             #expect(await store.changes.isEmpty)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldDeviceLink
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -11,18 +12,13 @@ struct DeviceLinkServerMessageTests {
 
     static func notification(payload: String, expiration: Int64? = nil, collapseID: String? = nil) -> DeviceLinkNotification {
         DeviceLinkNotification(
-            AcceptedNotification(
-                id: apnsID,
+            .fixture(
                 token: token,
-                topic: "com.example.app",
-                bundleID: "com.example.app",
-                environment: .sandbox,
-                pushType: .alert,
-                priority: .immediate,
+                id: apnsID,
                 expiration: expiration,
                 collapseID: collapseID,
-                payload: Array(payload.utf8),
-                acceptedAtMilliseconds: 1_700_000_000_123
+                acceptedAt: 1_700_000_000_123,
+                payload: payload
             ),
             attempt: 2
         )

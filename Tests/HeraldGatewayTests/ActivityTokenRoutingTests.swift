@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -10,29 +11,6 @@ struct ActivityTokenRoutingTests {
     static let activityTopic = GatewayFixture.topic + ".push-type.liveactivity"
     static let updateBody = Array(#"{"aps":{"event":"update","timestamp":1,"content-state":{"status":"ready"}}}"#.utf8)
 
-    struct Tokens {
-        var device: DeviceToken
-        var activity: DeviceToken
-        var pushToStart: DeviceToken
-    }
-
-    static func register(_ fixture: GatewayFixture) async throws -> Tokens {
-        let device = try await fixture.store.addDevice(name: "phone").device.id
-        let app = try await fixture.store.registerAppToken(deviceID: device, bundleID: GatewayFixture.topic, environment: fixture.environment)
-        func activityToken(_ kind: TokenKind) async throws -> DeviceToken {
-            let request = ActivityTokenRequest(
-                deviceID: device,
-                bundleID: GatewayFixture.topic,
-                environment: fixture.environment,
-                kind: kind,
-                token: .random(),
-                activityType: "DeliveryAttributes"
-            )
-            return try await fixture.store.registerActivityToken(request, limit: 8).token.token
-        }
-        return Tokens(device: app.token.token, activity: try await activityToken(.activity), pushToStart: try await activityToken(.pushToStart))
-    }
-
     /// One provider token per connection: a new one on every request would be `TooManyProviderTokenUpdates`.
     func headers(_ jwt: String, pushType: String, topic: String) -> [(String, String)] {
         [("authorization", "bearer \(jwt)"), ("apns-topic", topic), ("apns-push-type", pushType)]
@@ -41,7 +19,7 @@ struct ActivityTokenRoutingTests {
     @Test("liveactivity to an activity or push-to-start token is 200; to a device token, and alert to an activity token, DeviceTokenNotForTopic")
     func kindsAndTopics() async throws {
         let fixture = try await GatewayFixture.start()
-        let tokens = try await Self.register(fixture)
+        let tokens = try await fixture.registerTokensOfEachKind()
         let client = try await fixture.cleartextClient()
         let jwt = fixture.jwt()
         let cases: [(DeviceToken, String, String, [UInt8], Int, String?)] = [
@@ -72,7 +50,7 @@ struct ActivityTokenRoutingTests {
     @Test("a retired activity token answers 410 Unregistered with the time it was retired")
     func retiredToken() async throws {
         let fixture = try await GatewayFixture.start()
-        let tokens = try await Self.register(fixture)
+        let tokens = try await fixture.registerTokensOfEachKind()
         let retiredAt = fixture.clock.nowMilliseconds() + 1000
         try await fixture.store.unregister(tokens.activity, atMilliseconds: retiredAt)
         let client = try await fixture.cleartextClient()

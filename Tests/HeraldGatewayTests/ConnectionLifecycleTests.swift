@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import NIOCore
 import NIOPosix
@@ -112,11 +113,7 @@ struct ConnectionLifecycleTests {
         let fixture = try await GatewayFixture.start { $0.shutdownGracePeriod = Self.longGracePeriod }
         let channel = try await ClientBootstrap(group: fixture.clientGroup).connect(host: "127.0.0.1", port: try await fixture.port(tls: false)).get()
         // Wait (bounded) until the gateway has accepted it, so that shutdown has to deal with it.
-        let accepted = ContinuousClock.now + .seconds(5)
-        while await fixture.gateway.connectionCount == 0 {
-            guard ContinuousClock.now < accepted else { throw DeadlineExceeded() }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await eventually("the gateway holds the connection", within: .seconds(5)) { await fixture.gateway.connectionCount > 0 }
         async let stopped: Void = fixture.stopGateway()
         try await channel.closeFuture.get(within: .seconds(5))
         await stopped

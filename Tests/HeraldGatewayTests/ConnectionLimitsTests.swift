@@ -1,3 +1,5 @@
+import HeraldHTTP2
+import HeraldTestSupport
 import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
@@ -56,11 +58,7 @@ struct ConnectionLimitsTests {
             open.append(try await ClientBootstrap(group: fixture.clientGroup).connect(host: "127.0.0.1", port: port).get())
         }
         // Wait (bounded) until the gateway holds both, so that the third one is over the cap.
-        let accepted = ContinuousClock.now + .seconds(5)
-        while await fixture.gateway.connectionCount < 2 {
-            guard ContinuousClock.now < accepted else { throw DeadlineExceeded() }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await eventually("the gateway holds both connections", within: .seconds(5)) { await fixture.gateway.connectionCount == 2 }
         let third = try await ClientBootstrap(group: fixture.clientGroup).connect(host: "127.0.0.1", port: port).get()
         try await third.closeFuture.get(within: .seconds(5))
         let stillOpen = open.allSatisfy { $0.isActive }

@@ -65,16 +65,16 @@ struct PostgresClusterStoreTests {
             #expect(try await b.claimRoutes([token]).isEmpty)
             // The listener may start after the first commits: commit until a hand-off arrives, as a provider would.
             var sequences: [Int64] = []
-            for index in 0..<100 where received.withLock({ $0.isEmpty }) {
-                sequences.append(try await a.accept(makeNotification(token: token, body: "to b \(index)")))
-                try await Task.sleep(for: .milliseconds(50))
+            try await eventually("a hand-off arrives", every: .milliseconds(50)) {
+                sequences.append(try await a.accept(AcceptedNotification.fixture(token: token, alert: "to b \(sequences.count)")))
+                return !received.withLock { $0.isEmpty }
             }
             let listening = received.withLock { $0 }
             #expect(!listening.isEmpty && listening.allSatisfy(sequences.contains))
             // From now on every commit is handed off, in commit order.
             var later: [Int64] = []
-            for index in 0..<3 { later.append(try await a.accept(makeNotification(token: token, body: "later \(index)"))) }
-            for _ in 0..<100 where !Set(later).isSubset(of: received.withLock({ Set($0) })) { try await Task.sleep(for: .milliseconds(50)) }
+            for index in 0..<3 { later.append(try await a.accept(AcceptedNotification.fixture(token: token, alert: "later \(index)"))) }
+            try await eventually("every later commit handed off") { Set(later).isSubset(of: received.withLock { Set($0) }) }
             let handed = received.withLock { $0 }
             #expect(Array(handed.suffix(3)) == later, "\(handed)")
             let first = later
@@ -91,10 +91,10 @@ struct PostgresClusterStoreTests {
     func unrouted() async throws {
         try await withTwoNodes { a, _, _ in
             let token = try await register(a)
-            let kept = makeNotification(token: token)
-            var zero = makeNotification(token: token)
+            let kept = AcceptedNotification.fixture(token: token)
+            var zero = AcceptedNotification.fixture(token: token)
             zero.expiration = 0
-            var dated = makeNotification(token: token)
+            var dated = AcceptedNotification.fixture(token: token)
             dated.expiration = 1_900_000_000
             _ = try await a.accept(kept)
             _ = try await a.accept(zero)
@@ -114,9 +114,9 @@ struct PostgresClusterStoreTests {
         try await withTwoNodes { a, b, _ in
             let token = try await register(a)
             let other = try await register(a)
-            let first = try await a.accept(makeNotification(token: token, body: "1"))
-            let second = try await a.accept(makeNotification(token: token, body: "2"))
-            _ = try await a.accept(makeNotification(token: other, body: "elsewhere"))
+            let first = try await a.accept(AcceptedNotification.fixture(token: token, alert: "1"))
+            let second = try await a.accept(AcceptedNotification.fixture(token: token, alert: "2"))
+            _ = try await a.accept(AcceptedNotification.fixture(token: other, alert: "elsewhere"))
             #expect(try await b.claimRoutes([token, token]).map(\.sequence) == [first, second])
             #expect(try await b.storedForRoutedTokens().map(\.sequence) == [first, second])
             #expect(try await a.storedForRoutedTokens().isEmpty)
@@ -136,7 +136,7 @@ struct PostgresClusterStoreTests {
             let token = try await register(a)
             _ = try await b.claimRoutes([token])
             try await b.leave()
-            let afterLeave = makeNotification(token: token)
+            let afterLeave = AcceptedNotification.fixture(token: token)
             _ = try await a.accept(afterLeave)
             #expect(try await a.trace(afterLeave.id).map(\.kind) == [.accepted, .stored])
             #expect(try await b.storedForRoutedTokens().isEmpty, "leaving removed the routes")
@@ -144,12 +144,12 @@ struct PostgresClusterStoreTests {
             // A lease that ran out: the route is there, the heartbeat is old.
             _ = try await b.claimRoutes([token])
             try psql(url, "UPDATE node SET heartbeat_at = now() - interval '1 hour' WHERE id = 'b'")
-            let afterLease = makeNotification(token: token)
+            let afterLease = AcceptedNotification.fixture(token: token)
             _ = try await a.accept(afterLease)
             #expect(try await a.trace(afterLease.id).map(\.kind) == [.accepted, .stored])
             // Its heartbeat makes it alive again.
             try await b.heartbeat()
-            let alive = makeNotification(token: token)
+            let alive = AcceptedNotification.fixture(token: token)
             _ = try await a.accept(alive)
             #expect(try await a.trace(alive.id).map(\.kind) == [.accepted])
         }
@@ -175,9 +175,7 @@ struct PostgresClusterStoreTests {
             #expect(a.holdsLease)
             // B writes no heartbeat after its first: its lease runs out half a second after that one began.
             try await b.heartbeat()
-            let end = ContinuousClock.now + .seconds(10)
-            while b.holdsLease, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(!b.holdsLease, "B's lease ran out")
+            try await eventually("B's lease runs out") { !b.holdsLease }
             #expect(a.holdsLease, "A's lease of ten minutes did not")
             try await a.leave()
             #expect(!a.holdsLease, "a node that left")
@@ -195,7 +193,7 @@ struct PostgresClusterStoreTests {
         try await withTwoNodes { a, _, url in
             let token = try await register(a)
             _ = try await a.claimRoutes([token])
-            _ = try await a.accept(makeNotification(token: token))
+            _ = try await a.accept(AcceptedNotification.fixture(token: token))
             #expect(try await a.storedForRoutedTokens().count == 1)
             var configuration = try PostgresStore.Configuration(url: url)
             configuration.cluster = try Self.node("a")
@@ -210,7 +208,7 @@ struct PostgresClusterStoreTests {
     func discardUnrouted() async throws {
         try await withTwoNodes { a, b, _ in
             let token = try await register(a)
-            let waiting = makeNotification(token: token)
+            let waiting = AcceptedNotification.fixture(token: token)
             _ = try await a.accept(waiting)
             _ = try await b.claimRoutes([token])
             #expect(try await a.discardUnrouted(token: token, atMilliseconds: 1_700_000_000_500) == 0, "B holds it")
@@ -228,13 +226,13 @@ struct PostgresClusterStoreTests {
             let offline = try await register(a)
             let held = try await register(a)
             let now: Int64 = 1_700_000_100_000
-            var past = makeNotification(token: offline)
+            var past = AcceptedNotification.fixture(token: offline)
             past.expiration = (now - 1000) / 1000
-            var future = makeNotification(token: offline)
+            var future = AcceptedNotification.fixture(token: offline)
             future.expiration = (now + 60_000) / 1000
-            let old = makeNotification(token: offline, acceptedAt: now - 10_000)
-            let recent = makeNotification(token: offline, acceptedAt: now - 10)
-            var heldPast = makeNotification(token: held)
+            let old = AcceptedNotification.fixture(token: offline, acceptedAt: now - 10_000)
+            let recent = AcceptedNotification.fixture(token: offline, acceptedAt: now - 10)
+            var heldPast = AcceptedNotification.fixture(token: held)
             heldPast.expiration = (now - 1000) / 1000
             _ = try await b.claimRoutes([held])
             for notification in [past, future, old, recent, heldPast] { _ = try await a.accept(notification) }

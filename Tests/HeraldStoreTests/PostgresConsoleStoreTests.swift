@@ -48,15 +48,16 @@ struct PostgresConsoleStoreTests {
             let listener = Task { for await message in stream { received.withLock { $0.append(message) } } }
             defer { listener.cancel() }
             // The listener may start after the first messages: send until one arrives.
-            for index in 0..<400 where received.withLock({ $0.isEmpty }) {
+            var index = 0
+            try await eventually("a message from b arrives", within: .seconds(20), every: .milliseconds(50)) {
                 try await b.sendConsoleMessage("ping \(index)")
-                try await Task.sleep(for: .milliseconds(50))
+                index += 1
+                return !received.withLock { $0.isEmpty }
             }
-            #expect(!received.withLock { $0.isEmpty })
             let later = (0..<3).map { "from b \($0) " + String(repeating: "é", count: 100) }
             for message in later { try await b.sendConsoleMessage(message) }
             try await a.sendConsoleMessage("from a")
-            for _ in 0..<400 where received.withLock({ $0.last }) != "from a" { try await Task.sleep(for: .milliseconds(50)) }
+            try await eventually("a's own message arrives", within: .seconds(20)) { received.withLock { $0.last } == "from a" }
             #expect(Array(received.withLock { $0 }.suffix(4)) == later + ["from a"])
 
             #expect(b.maximumConsoleMessageBytes == 7_900)
@@ -64,8 +65,7 @@ struct PostgresConsoleStoreTests {
                 try await b.sendConsoleMessage(String(repeating: "x", count: 7_901))
             }
             try await b.sendConsoleMessage(String(repeating: "x", count: 7_900))
-            for _ in 0..<400 where received.withLock({ $0.last?.count }) != 7_900 { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(received.withLock { $0.last?.count } == 7_900)
+            try await eventually("the longest message arrives", within: .seconds(20)) { received.withLock { $0.last?.count } == 7_900 }
         }
     }
 }

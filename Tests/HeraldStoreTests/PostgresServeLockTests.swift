@@ -32,12 +32,11 @@ struct PostgresServeLockTests {
     /// Opens the store, trying again while the database still refuses it: a closed holder's session ends a moment
     /// after its connection.
     static func openWhenReleased(_ configuration: PostgresStore.Configuration) async throws -> PostgresStore {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
+        try await eventually("the serve lock released", within: .seconds(30), every: .milliseconds(100)) {
             do {
                 return try await PostgresStore.open(configuration: configuration)
-            } catch is ServeLockRefusal where ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            } catch is ServeLockRefusal {
+                return nil
             }
         }
     }
@@ -118,11 +117,10 @@ struct PostgresServeLockTests {
         )
         #expect(terminated.succeeded, "\(terminated)")
         // Taken again a second after the loss (the store tries each second): wait for a new session to hold it.
-        let deadline = ContinuousClock.now + .seconds(30)
-        var after = try Self.holderSessions(url)
-        while after.isEmpty || after == before, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
+        var after: [Int32] = []
+        try await eventually("a new session holds the lock", within: .seconds(30), every: .milliseconds(100)) {
             after = try Self.holderSessions(url)
+            return !after.isEmpty && after != before
         }
         #expect(after.count == 1 && after != before, "\(before) \(after)")
         _ = await Self.refusal(try Self.configuration(url))

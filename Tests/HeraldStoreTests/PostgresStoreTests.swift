@@ -58,11 +58,11 @@ struct PostgresStoreTests {
         configuration.connectTimeout = .seconds(1)
         let store = try await PostgresStore.open(configuration: configuration)
         let token = try await store.registerToken(DeviceToken.random(), bundleID: "com.example.app", environment: .sandbox, deviceID: nil).token
-        for index in 0..<5 { try await store.accept(makeNotification(token: token, body: "before \(index)")) }
+        for index in 0..<5 { try await store.accept(AcceptedNotification.fixture(token: token, alert: "before \(index)")) }
 
         forwarder.cut()
         let started = ContinuousClock.now
-        let refused = await enqueueAndWait(store, makeNotification(token: token, body: "during"))
+        let refused = await enqueueAndWait(store, AcceptedNotification.fixture(token: token, alert: "during"))
         #expect(refused == .failure(.unavailable))
         // Within the timeout and a margin for a busy machine, not a hang.
         #expect(started.duration(to: .now) < .seconds(30))
@@ -76,16 +76,9 @@ struct PostgresStoreTests {
         #expect(failedFast.duration(to: .now) < .milliseconds(500))
 
         try forwarder.restore()
-        var accepted: Int64?
-        let deadline = ContinuousClock.now + .seconds(60)
-        while accepted == nil, ContinuousClock.now < deadline {
-            if case .success(let sequence) = await enqueueAndWait(store, makeNotification(token: token, body: "after")) {
-                accepted = sequence
-            } else {
-                try await Task.sleep(for: .milliseconds(200))
-            }
+        try await eventually("a notification accepted once the database is back", within: .seconds(60), every: .milliseconds(200)) {
+            try? await enqueueAndWait(store, AcceptedNotification.fixture(token: token, alert: "after")).get()
         }
-        #expect(accepted != nil)
         let pending = try await store.pendingNotifications()
         #expect(pending.filter { String(decoding: $0.notification.payload, as: UTF8.self).contains("before") }.count == 5)
         #expect(!pending.contains { String(decoding: $0.notification.payload, as: UTF8.self).contains("during") })

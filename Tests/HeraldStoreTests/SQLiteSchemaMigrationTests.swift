@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 

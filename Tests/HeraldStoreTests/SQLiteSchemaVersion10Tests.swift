@@ -163,7 +163,7 @@ struct SQLiteSchemaVersion10Tests {
             try await withStore(in: directory) { store in
                 let token = DeviceToken(hex: Self.token)!
                 let id = NotificationID("C0FFEE00-852A-420C-835A-C88647D68BD6")!
-                let notification = makeNotification(token: token, id: id, acceptedAt: 5000)
+                let notification = AcceptedNotification.fixture(token: token, id: id, acceptedAt: 5000)
                 let sequence = try await store.accept(notification)
                 #expect(sequence == 41)
                 try await store.record([
@@ -191,9 +191,9 @@ struct SQLiteSchemaVersion10Tests {
 
                 // A token registered after the migration gets its number from the trigger; an unknown one is refused.
                 let newer = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                #expect(try await store.accept(makeNotification(token: newer)) == 42)
+                #expect(try await store.accept(AcceptedNotification.fixture(token: newer)) == 42)
                 // A topic, bundle id or environment other than the token's is kept in the row and read back.
-                var voip = makeNotification(token: newer)
+                var voip = AcceptedNotification.fixture(token: newer)
                 voip.topic = "com.example.app.voip"
                 voip.bundleID = "com.example.other"
                 voip.environment = .production
@@ -212,7 +212,7 @@ struct SQLiteSchemaVersion10Tests {
                     }
                 }
 
-                let unknown = await enqueueAndWait(store, makeNotification(token: DeviceToken(hex: String(repeating: "3d", count: 32))!))
+                let unknown = await enqueueAndWait(store, AcceptedNotification.fixture(token: DeviceToken(hex: String(repeating: "3d", count: 32))!))
                 guard case .failure(let error) = unknown else {
                     Issue.record("a push to an unknown token was stored")
                     return

@@ -41,7 +41,7 @@ struct SQLiteStoreBudgetTests {
                 var accepted: [AcceptedNotification] = []
                 var refusal: StoreError?
                 for index in 0..<200 {
-                    let notification = makeNotification(token: token, body: body, acceptedAt: 1000 + Int64(index))
+                    let notification = AcceptedNotification.fixture(token: token, alert: body, acceptedAt: 1000 + Int64(index))
                     switch await enqueueAndWait(store, notification) {
                     case .success: accepted.append(notification)
                     case .failure(let error): refusal = error
@@ -74,7 +74,7 @@ struct SQLiteStoreBudgetTests {
                 #expect(try await store.vacuumIncrementally(maximumPages: 10) == free - 10)
                 while try await store.vacuumIncrementally(maximumPages: 100) > 0 {}
                 #expect(try await store.size().freePageCount == 0)
-                let again = makeNotification(token: token, body: body, acceptedAt: 9000)
+                let again = AcceptedNotification.fixture(token: token, alert: body, acceptedAt: 9000)
                 #expect(try await enqueueAndWait(store, again).get() > 0)
                 #expect(try await integrityCheck(store) == "ok")
             }
@@ -91,7 +91,7 @@ struct SQLiteStoreBudgetTests {
                 var accepted: [AcceptedNotification] = []
                 var refusal: StoreError?
                 for index in 0..<2000 {
-                    let notification = makeNotification(token: token, body: body, acceptedAt: 1000 + Int64(index))
+                    let notification = AcceptedNotification.fixture(token: token, alert: body, acceptedAt: 1000 + Int64(index))
                     switch await enqueueAndWait(store, notification) {
                     case .success: accepted.append(notification)
                     case .failure(let error): refusal = error
@@ -104,7 +104,7 @@ struct SQLiteStoreBudgetTests {
                 #expect(try await store.pendingNotifications().map(\.notification.id) == accepted.map(\.id))
 
                 try disk.free(store)
-                let again = makeNotification(token: token, body: body, acceptedAt: 90_000)
+                let again = AcceptedNotification.fixture(token: token, alert: body, acceptedAt: 90_000)
                 #expect(try await enqueueAndWait(store, again).get() > 0)
                 #expect(try await integrityCheck(store) == "ok")
                 #expect(try await store.pendingNotifications().map(\.notification.id) == (accepted + [again]).map(\.id))

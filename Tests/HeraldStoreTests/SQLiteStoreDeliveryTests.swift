@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -14,7 +15,7 @@ struct SQLiteStoreDeliveryTests {
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 var sent: [AcceptedNotification] = []
                 for index in 0..<5 {
-                    let notification = makeNotification(token: token, body: "n\(index)", acceptedAt: 1000 + Int64(index))
+                    let notification = AcceptedNotification.fixture(token: token, alert: "n\(index)", acceptedAt: 1000 + Int64(index))
                     try await store.accept(notification)
                     sent.append(notification)
                 }
@@ -35,7 +36,7 @@ struct SQLiteStoreDeliveryTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let notification = makeNotification(token: token, acceptedAt: 1000)
+                let notification = AcceptedNotification.fixture(token: token, acceptedAt: 1000)
                 try await store.accept(notification)
                 let id = notification.id
                 try await store.record([
@@ -69,10 +70,10 @@ struct SQLiteStoreDeliveryTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let older = makeNotification(token: token, acceptedAt: 1000)
+                let older = AcceptedNotification.fixture(token: token, acceptedAt: 1000)
                 let olderSequence = try await store.accept(older)
                 #expect(try await store.notification(older.id)?.sequence == olderSequence)
-                let newer = makeNotification(token: token, id: older.id, body: "again", acceptedAt: 1001)
+                let newer = AcceptedNotification.fixture(token: token, id: older.id, alert: "again", acceptedAt: 1001)
                 let newerSequence = try await store.accept(newer)
                 #expect(newerSequence > olderSequence)
 
@@ -115,10 +116,10 @@ struct SQLiteStoreDeliveryTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let older = makeNotification(token: token, acceptedAt: 1000)
+                let older = AcceptedNotification.fixture(token: token, acceptedAt: 1000)
                 try await store.accept(older)
-                try await store.accept(makeNotification(token: token, id: older.id, body: "again", acceptedAt: 1001))
-                let unknown = makeNotification(token: token, acceptedAt: 1002)
+                try await store.accept(AcceptedNotification.fixture(token: token, id: older.id, alert: "again", acceptedAt: 1001))
+                let unknown = AcceptedNotification.fixture(token: token, acceptedAt: 1002)
                 let before = try await store.counts()
 
                 try await store.record(
@@ -136,7 +137,7 @@ struct SQLiteStoreDeliveryTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let pruned = makeNotification(token: token, acceptedAt: 1000)
+                let pruned = AcceptedNotification.fixture(token: token, acceptedAt: 1000)
                 let sequence = try await store.accept(pruned)
                 try await store.record([
                     DeliveryChange(notificationID: pruned.id, sequence: sequence, event: .expired, newState: .expired, atMilliseconds: 1001)
@@ -156,7 +157,7 @@ struct SQLiteStoreDeliveryTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let notification = makeNotification(token: token)
+                let notification = AcceptedNotification.fixture(token: token)
                 try await store.accept(notification)
                 let unknown = NotificationID.random()
                 try await store.record([
@@ -181,7 +182,7 @@ struct SQLiteStoreDeliveryTests {
             try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let id = NotificationID("ABCDEF01-2345-4678-9ABC-DEF012345678")!
-                try await store.accept(makeNotification(token: token, id: id))
+                try await store.accept(AcceptedNotification.fixture(token: token, id: id))
                 let lower = NotificationID("abcdef01-2345-4678-9abc-def012345678")!
                 try await store.record([DeliveryChange(notificationID: lower, event: .acknowledged, newState: .delivered, atMilliseconds: 9)])
                 #expect(try await store.notification(id)?.state == .delivered)
@@ -195,8 +196,8 @@ struct SQLiteStoreDeliveryTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory, backend: backend) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let notification = makeNotification(token: token)
-                let other = makeNotification(token: token)
+                let notification = AcceptedNotification.fixture(token: token)
+                let other = AcceptedNotification.fixture(token: token)
                 try await store.accept(notification)
                 try await store.accept(other)
                 // Before the bad change: a state change of another notification and an event of this one.
@@ -232,13 +233,13 @@ struct SQLiteStoreDeliveryTests {
                 let tablet = try await store.addDevice(name: "tablet").device
                 let old = try await store.registerAppToken(deviceID: phone.id, bundleID: "com.example.app", environment: .sandbox).token.token
                 let elsewhere = try await store.registerAppToken(deviceID: tablet.id, bundleID: "com.example.app", environment: .sandbox).token.token
-                let first = makeNotification(token: old, body: "first")
+                let first = AcceptedNotification.fixture(token: old, alert: "first")
                 try await store.accept(first)
-                try await store.accept(makeNotification(token: elsewhere, body: "tablet"))
+                try await store.accept(AcceptedNotification.fixture(token: elsewhere, alert: "tablet"))
                 try await store.unregister(old, atMilliseconds: SystemWallClock().nowMilliseconds())
                 let renewed = try await store.registerAppToken(deviceID: phone.id, bundleID: "com.example.app", environment: .sandbox).token.token
-                let second = makeNotification(token: renewed, body: "second")
-                let third = makeNotification(token: renewed, body: "third")
+                let second = AcceptedNotification.fixture(token: renewed, alert: "second")
+                let third = AcceptedNotification.fixture(token: renewed, alert: "third")
                 try await store.accept(second)
                 try await store.accept(third)
 
@@ -265,7 +266,7 @@ struct SQLiteStoreDeliveryCoalescingTests {
         try await withStore(in: directory) { store in
             let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
             for (index, id) in [ids[0], ids[1], ids[2], ids[0]].enumerated() {
-                _ = try await store.accept(makeNotification(token: token, id: id, body: "n\(index)", acceptedAt: 1000 + Int64(index)))
+                _ = try await store.accept(AcceptedNotification.fixture(token: token, id: id, alert: "n\(index)", acceptedAt: 1000 + Int64(index)))
             }
             for batch in batches { try await store.record(batch) }
             var outcome = Outcome(states: [], traces: [])
@@ -326,7 +327,7 @@ struct SQLiteStoreDeliveryCoalescingTests {
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 var accepted: [(AcceptedNotification, Int64)] = []
                 for index in 0..<4 {
-                    let notification = makeNotification(token: token, acceptedAt: 1000 + Int64(index))
+                    let notification = AcceptedNotification.fixture(token: token, acceptedAt: 1000 + Int64(index))
                     accepted.append((notification, try await store.accept(notification)))
                 }
                 // The engine's pattern for an offline device: each new one stored, the one before replaced.
@@ -373,7 +374,7 @@ struct SQLiteStoreDeliveryCoalescingTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                let notification = makeNotification(token: token)
+                let notification = AcceptedNotification.fixture(token: token)
                 let sequence = try await store.accept(notification)
                 let batch = [
                     DeliveryChange(notificationID: notification.id, sequence: sequence, event: .sent, atMilliseconds: 1),

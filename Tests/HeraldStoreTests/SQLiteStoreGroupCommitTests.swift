@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Synchronization
 import Testing
@@ -13,7 +14,7 @@ struct SQLiteStoreGroupCommitTests {
         try await withTemporaryDirectory { directory in
             let notification = try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: "phone-1")
-                let notification = makeNotification(token: token, id: NotificationID("6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A")!)
+                let notification = AcceptedNotification.fixture(token: token, id: NotificationID("6F1E9C0B-6F6A-4E0A-9C5E-2E7E1D2C3B4A")!)
                 try await store.accept(notification)
                 return notification
             }
@@ -36,10 +37,10 @@ struct SQLiteStoreGroupCommitTests {
             try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let id = NotificationID.random()
-                try await store.accept(makeNotification(token: token, id: id, body: "first", acceptedAt: 1000))
-                let other = makeNotification(token: token, body: "other", acceptedAt: 1500)
+                try await store.accept(AcceptedNotification.fixture(token: token, id: id, alert: "first", acceptedAt: 1000))
+                let other = AcceptedNotification.fixture(token: token, alert: "other", acceptedAt: 1500)
                 // The duplicate and a distinct notification in flight together: neither fails the other.
-                async let second = enqueueAndWait(store, makeNotification(token: token, id: id, body: "second", acceptedAt: 2000))
+                async let second = enqueueAndWait(store, AcceptedNotification.fixture(token: token, id: id, alert: "second", acceptedAt: 2000))
                 async let third = enqueueAndWait(store, other)
                 let results = await [second, third]
                 #expect(results.allSatisfy { (try? $0.get()) != nil })
@@ -77,7 +78,7 @@ struct SQLiteStoreGroupCommitTests {
                 let stored = try #require(try await store.notification(id))
                 #expect(stored.notification == notification)
                 #expect(stored.sequence == 1)
-                let plain = makeNotification(token: token, acceptedAt: 7)
+                let plain = AcceptedNotification.fixture(token: token, acceptedAt: 7)
                 try await store.accept(plain)
                 #expect(try await store.notification(plain.id)?.notification == plain)
 
@@ -112,12 +113,12 @@ struct SQLiteStoreGroupCommitTests {
             try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let notifications = [
-                    makeNotification(token: token),
-                    makeNotification(token: DeviceToken.random()),
-                    makeNotification(token: token, collapseID: String(repeating: "c", count: 65)),
-                    makeNotification(token: token),
-                    makeNotification(token: DeviceToken.random()),
-                    makeNotification(token: token),
+                    AcceptedNotification.fixture(token: token),
+                    AcceptedNotification.fixture(token: DeviceToken.random()),
+                    AcceptedNotification.fixture(token: token, collapseID: String(repeating: "c", count: 65)),
+                    AcceptedNotification.fixture(token: token),
+                    AcceptedNotification.fixture(token: DeviceToken.random()),
+                    AcceptedNotification.fixture(token: token),
                 ]
                 // Hold the writer so that all six are queued, in order, and commit in one transaction.
                 let release = DispatchSemaphore(value: 0)
@@ -163,7 +164,7 @@ struct SQLiteStoreGroupCommitTests {
                 }
                 let total = 20_000
                 let threads = 8
-                let notifications = (0..<total).map { makeNotification(token: tokens[$0 % tokens.count], acceptedAt: Int64($0)) }
+                let notifications = (0..<total).map { AcceptedNotification.fixture(token: tokens[$0 % tokens.count], acceptedAt: Int64($0)) }
                 let tally = Mutex((succeeded: 0, failed: 0))
                 let start = ContinuousClock.now
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -210,13 +211,13 @@ struct SQLiteStoreGroupCommitTests {
             let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
             let committed = Mutex(0)
             for _ in 0..<500 {
-                store.enqueue(makeNotification(token: token)) { result in
+                store.enqueue(AcceptedNotification.fixture(token: token)) { result in
                     if case .success = result { committed.withLock { $0 += 1 } }
                 }
             }
             await store.shutdown()
             #expect(committed.withLock { $0 } == 500)
-            let late = await enqueueAndWait(store, makeNotification(token: token))
+            let late = await enqueueAndWait(store, AcceptedNotification.fixture(token: token))
             #expect(late.failure == .shutDown)
             #expect(throws: StoreError.shutDown) { try store.lookup(token) }
             await store.shutdown()  // a second call returns at once
@@ -237,19 +238,19 @@ struct SQLiteStoreGroupCommitTests {
                 let release = DispatchSemaphore(value: 0)
                 store.pool.asyncWriteWithoutTransaction { _ in _ = release.wait(timeout: .now() + 10) }
                 let (firstResult, firstDone) = AsyncStream.makeStream(of: Result<Int64, StoreError>.self)
-                store.enqueue(makeNotification(token: token)) { result in
+                store.enqueue(AcceptedNotification.fixture(token: token)) { result in
                     firstDone.yield(result)
                     firstDone.finish()
                 }
                 var rejections: [StoreError] = []
                 for _ in 0..<4 {
-                    if case .failure(let error) = await enqueueAndWait(store, makeNotification(token: token)) { rejections.append(error) }
+                    if case .failure(let error) = await enqueueAndWait(store, AcceptedNotification.fixture(token: token)) { rejections.append(error) }
                 }
                 release.signal()
                 #expect(rejections == Array(repeating: .overloaded, count: 4))
                 let first = await firstResult.first { _ in true }
                 #expect(first.map { $0.failure == nil } == true)
-                #expect(await enqueueAndWait(store, makeNotification(token: token)).failure == nil)
+                #expect(await enqueueAndWait(store, AcceptedNotification.fixture(token: token)).failure == nil)
             }
         }
     }

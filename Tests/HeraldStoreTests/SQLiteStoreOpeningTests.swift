@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -90,7 +91,7 @@ struct SQLiteStoreOpeningTests {
         try await withTemporaryDirectory { directory in
             try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                try await store.accept(makeNotification(token: token))
+                try await store.accept(AcceptedNotification.fixture(token: token))
                 let invalid = [
                     "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES ('ABCD', 'a', 'sandbox', 0)",
                     "INSERT INTO device_token (token, bundle_id, environment, registered_at) VALUES ('\(String(repeating: "0", count: 64))', 'a', 'staging', 0)",

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -20,13 +21,13 @@ struct SQLiteStoreQueryTests {
                         try db.execute(sql: "UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'notification'", arguments: [count])
                     }
                 }
-                let first = makeNotification(token: token, body: "first")
+                let first = AcceptedNotification.fixture(token: token, alert: "first")
                 try await store.accept(first)
                 try await skip(5000)
-                try await store.accept(makeNotification(token: other, body: "other"))
+                try await store.accept(AcceptedNotification.fixture(token: other, alert: "other"))
                 try await skip(3000)
-                let second = makeNotification(token: token, body: "second")
-                let third = makeNotification(token: token, body: "third")
+                let second = AcceptedNotification.fixture(token: token, alert: "second")
+                let third = AcceptedNotification.fixture(token: token, alert: "third")
                 try await store.accept(second)
                 try await store.accept(third)
 
@@ -68,7 +69,7 @@ struct SQLiteStoreQueryTests {
                 let second = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 var sent: [AcceptedNotification] = []
                 for index in 0..<6 {
-                    let notification = makeNotification(token: index.isMultiple(of: 2) ? first : second, body: "n\(index)")
+                    let notification = AcceptedNotification.fixture(token: index.isMultiple(of: 2) ? first : second, alert: "n\(index)")
                     try await store.accept(notification)
                     sent.append(notification)
                 }
@@ -96,7 +97,7 @@ struct SQLiteStoreQueryTests {
             try await withStore(in: directory) { store in
                 let token = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let id = NotificationID("a1b2c3d4-0000-4000-8000-000000000001")!
-                try await store.accept(makeNotification(token: token, id: id, acceptedAt: 42))
+                try await store.accept(AcceptedNotification.fixture(token: token, id: id, acceptedAt: 42))
                 #expect(try await store.trace(.random()).isEmpty)
                 let upper = NotificationID("A1B2C3D4-0000-4000-8000-000000000001")!
                 let trace = try await store.trace(upper)

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -198,8 +199,8 @@ struct SQLiteStoreUnregistrationTests {
                 let waiting = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let idle = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
                 let later = try await store.registerToken(bundleID: "com.example.app", environment: .sandbox, deviceID: nil)
-                try await store.accept(makeNotification(token: waiting))
-                try await store.accept(makeNotification(token: later))
+                try await store.accept(AcceptedNotification.fixture(token: waiting))
+                try await store.accept(AcceptedNotification.fixture(token: later))
                 try await store.unregister(waiting, atMilliseconds: 5000)
                 try await store.unregister(idle, atMilliseconds: 5001)
 

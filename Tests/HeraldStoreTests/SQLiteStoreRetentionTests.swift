@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -15,7 +16,7 @@ struct SQLiteStoreRetentionTests {
                 // Accepted at 1000…1007; the cutoff is 1006.
                 var sent: [AcceptedNotification] = []
                 for index in 0..<8 {
-                    let notification = makeNotification(token: token, body: "n\(index)", acceptedAt: 1000 + Int64(index))
+                    let notification = AcceptedNotification.fixture(token: token, alert: "n\(index)", acceptedAt: 1000 + Int64(index))
                     try await store.accept(notification)
                     sent.append(notification)
                 }

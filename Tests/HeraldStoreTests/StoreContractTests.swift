@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import Synchronization
 import Testing
@@ -23,8 +24,10 @@ struct StoreContractTests {
     func groupCommit(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let token = try await registeredToken(store)
-            let notifications = (0..<50).map { makeNotification(token: token, body: "n\($0)", acceptedAt: 1_700_000_000_000 + Int64($0)) }
-            let unknown = makeNotification(token: DeviceToken.random())
+            let notifications = (0..<50).map {
+                AcceptedNotification.fixture(token: token, alert: "n\($0)", acceptedAt: 1_700_000_000_000 + Int64($0))
+            }
+            let unknown = AcceptedNotification.fixture(token: DeviceToken.random())
             let results = await withTaskGroup(of: (Int, Result<Int64, StoreError>).self) { group in
                 for (index, notification) in (notifications + [unknown]).enumerated() {
                     group.addTask { (index, await enqueueAndWait(store, notification)) }
@@ -53,13 +56,13 @@ struct StoreContractTests {
     func roundTrip(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let token = try await registeredToken(store)
-            var full = makeNotification(token: token, body: "all", collapseID: "score")
+            var full = AcceptedNotification.fixture(token: token, collapseID: "score", alert: "all")
             full.expiration = 1_900_000_000
             full.priority = .powerConsiderate
             full.pushType = .background
             full.topic = Self.app + ".voip"
             full.payload = Array(#"{"aps":{"content-available":1},"é":"\u{1F600}"}"#.utf8)
-            let bare = makeNotification(token: token, id: NotificationID("A1B2C3D4-0000-4000-8000-00000000000F")!)
+            let bare = AcceptedNotification.fixture(token: token, id: NotificationID("A1B2C3D4-0000-4000-8000-00000000000F")!)
             try await store.accept(full)
             try await store.accept(bare)
             #expect(try await store.notification(full.id)?.notification == full)
@@ -81,12 +84,12 @@ struct StoreContractTests {
     func reusedID(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let token = try await registeredToken(store)
-            let first = makeNotification(token: token, body: "first", acceptedAt: 1_000)
+            let first = AcceptedNotification.fixture(token: token, alert: "first", acceptedAt: 1_000)
             let firstSequence = try await store.accept(first)
             try await store.record([
                 DeliveryChange(notificationID: first.id, sequence: firstSequence, event: .stored, atMilliseconds: 1_100, detailJSON: #"{"slot": 1}"#)
             ])
-            var second = makeNotification(token: token, id: first.id, body: "second", acceptedAt: 2_000)
+            var second = AcceptedNotification.fixture(token: token, id: first.id, alert: "second", acceptedAt: 2_000)
             second.collapseID = "c"
             let secondSequence = try await store.accept(second)
             #expect(secondSequence > firstSequence)
@@ -107,7 +110,7 @@ struct StoreContractTests {
             #expect(try await store.trace(NotificationID.random()).isEmpty)
 
             // Two of one id in one batch: the later one wins.
-            let third = makeNotification(token: token, body: "third")
+            let third = AcceptedNotification.fixture(token: token, alert: "third")
             var fourth = third
             fourth.payload = Array(#"{"aps":{"alert":"fourth"}}"#.utf8)
             async let a = enqueueAndWait(store, third)
@@ -123,7 +126,9 @@ struct StoreContractTests {
             #expect(batchTrace.last?.detailJSON?.hasPrefix(#"{"seq":\#(newer),"#) == true)
 
             // A third use of the first id: the whole history, in order, each acceptance with its own row's detail.
-            let thirdSequence = try await store.accept(makeNotification(token: token, id: first.id, body: "third use", acceptedAt: 3_000))
+            let thirdSequence = try await store.accept(
+                AcceptedNotification.fixture(token: token, id: first.id, alert: "third use", acceptedAt: 3_000)
+            )
             let chain = try await store.trace(first.id)
             #expect(chain.map(\.kind) == [.accepted, .stored, .replaced, .accepted, .replaced, .accepted])
             #expect(chain.filter { $0.kind == .accepted }.map(\.atMilliseconds) == [1_000, 2_000, 3_000])
@@ -140,8 +145,8 @@ struct StoreContractTests {
     func deliveryChanges(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let token = try await registeredToken(store)
-            let a = makeNotification(token: token, body: "a")
-            let b = makeNotification(token: token, body: "b")
+            let a = AcceptedNotification.fixture(token: token, alert: "a")
+            let b = AcceptedNotification.fixture(token: token, alert: "b")
             let sequenceA = try await store.accept(a)
             try await store.accept(b)
             try await store.record([
@@ -173,7 +178,7 @@ struct StoreContractTests {
     func badChanges(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let token = try await registeredToken(store)
-            let a = makeNotification(token: token)
+            let a = AcceptedNotification.fixture(token: token)
             try await store.accept(a)
             let good = DeliveryChange(notificationID: a.id, event: .sent, newState: .delivered, atMilliseconds: 1)
             for bad in [
@@ -192,9 +197,9 @@ struct StoreContractTests {
     func lateChangeOfReplacedRow(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let token = try await registeredToken(store)
-            let older = makeNotification(token: token, body: "older")
+            let older = AcceptedNotification.fixture(token: token, alert: "older")
             let olderSequence = try await store.accept(older)
-            try await store.accept(makeNotification(token: token, id: older.id, body: "newer"))
+            try await store.accept(AcceptedNotification.fixture(token: token, id: older.id, alert: "newer"))
             try await store.record([
                 DeliveryChange(notificationID: older.id, sequence: olderSequence, event: .acknowledged, newState: .delivered, atMilliseconds: 5)
             ])
@@ -282,8 +287,8 @@ struct StoreContractTests {
             #expect(results.filter(\.isNew).count == 1)
 
             // Notifications of every token the device was issued.
-            try await store.accept(makeNotification(token: first.token.token, body: "old"))
-            try await store.accept(makeNotification(token: renewed.token.token, body: "new"))
+            try await store.accept(AcceptedNotification.fixture(token: first.token.token, alert: "old"))
+            try await store.accept(AcceptedNotification.fixture(token: renewed.token.token, alert: "new"))
             #expect(try await store.listNotifications(deviceID: device.id.uppercased(), limit: 10).count == 2)
             #expect(try await store.listNotifications(deviceID: other.device.id, limit: 10).isEmpty)
         }
@@ -387,7 +392,7 @@ struct StoreContractTests {
         try await withStoreLocation(backend) { location in
             let store = try await location.open()
             let token = try await registeredToken(store)
-            let notifications = (0..<20).map { makeNotification(token: token, body: "q\($0)") }
+            let notifications = (0..<20).map { AcceptedNotification.fixture(token: token, alert: "q\($0)") }
             let results = Mutex<[Result<Int64, StoreError>]>([])
             for notification in notifications {
                 store.enqueue(notification) { result in results.withLock { $0.append(result) } }
@@ -395,7 +400,7 @@ struct StoreContractTests {
             await store.shutdown()
             #expect(results.withLock { $0.count } == 20)
             #expect(results.withLock { $0.allSatisfy { (try? $0.get()) != nil } })
-            #expect(await enqueueAndWait(store, makeNotification(token: token)) == .failure(.shutDown))
+            #expect(await enqueueAndWait(store, AcceptedNotification.fixture(token: token)) == .failure(.shutDown))
             await #expect(throws: StoreError.shutDown) { try await store.counts() }
 
             let reopened = try await location.open()

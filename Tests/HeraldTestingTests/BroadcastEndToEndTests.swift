@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldGateway
 import HeraldProviderClient
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
@@ -53,12 +54,9 @@ struct BroadcastEndToEndTests {
     }
 
     static func registeredToken(_ device: TestDevice) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let token = device.linked.activityTokens.first(where: { $0.kind == .pushToStart })?.token.hex { return token }
-            try await Task.sleep(for: .milliseconds(20))
+        try await eventually("a push-to-start token", within: .seconds(20)) {
+            device.linked.activityTokens.first(where: { $0.kind == .pushToStart })?.token.hex
         }
-        return nil
     }
 
     static func broadcast(
@@ -102,7 +100,7 @@ struct BroadcastEndToEndTests {
                 }
 
                 let listed = try await ConsoleHTTP.get(
-                    server,
+                    server.inspectionURL,
                     "channels?id=\(channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? channel)"
                 )
                 #expect(listed.status == 200)

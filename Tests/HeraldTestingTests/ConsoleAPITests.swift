@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldProviderClient
 import HeraldSimulator
 import HeraldStore
+import HeraldTestSupport
 import HeraldTestTiers
 import HeraldTesting
 import Testing
@@ -42,7 +43,7 @@ struct ConsoleAPITests {
         try await withHeraldServer(Self.options) { server in
             let device = try await server.addDevice(manifest: try DeviceManifest(json: Data(Self.manifest.utf8)))
             let sent = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "console/send",
                 ["token": device.token(for: Self.app), "topic": Self.app, "payload": Self.alert("Shipped")]
             )
@@ -57,11 +58,11 @@ struct ConsoleAPITests {
             #expect(actions.last?["textInputButtonTitle"] as? String == "Send")
             // The app's token on the screen is the one the server issued (what a provider sends to).
             #expect(app["deviceToken"] as? String == (try device.token(for: Self.app)))
-            let before = try await ConsoleHTTP.get(server, "devices/\(device.id)/screen")
+            let before = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(device.id)/screen")
             #expect(before.object?["online"] as? Bool == true)
             #expect(before.object?["deviceID"] as? String == device.id)
             // The device list says a screen is there (the console asks only then), with the same time.
-            let listed = try await ConsoleHTTP.get(server, "devices/\(device.id)")
+            let listed = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(device.id)")
             #expect(listed.object?["screenAt"] as? Int64 == before.object?["updatedAt"] as? Int64)
             #expect(listed.object?["screenAt"] as? Int64 != nil)
 
@@ -69,7 +70,7 @@ struct ConsoleAPITests {
             let interaction: [String: Any] = [
                 "bundleID": Self.app, "kind": "action", "identifier": identifier, "action": "REPLY", "text": "on my way",
             ]
-            let done = try await ConsoleHTTP.post(server, "devices/\(device.id)/interactions", interaction)
+            let done = try await ConsoleHTTP.post(server.inspectionURL, "devices/\(device.id)/interactions", interaction)
             #expect(done.status == 200)
             #expect(done.object?["ok"] as? Bool == true)
             let trace = try await server.expectTrace(of: apnsID, contains: .action)
@@ -77,29 +78,35 @@ struct ConsoleAPITests {
             #expect(detail.contains(#""action":"REPLY""#))
             #expect(detail.contains(#""text":"on my way""#))
             // The device sent a fresh screen before it answered: the notification left Notification Center.
-            let after = try await ConsoleHTTP.get(server, "devices/\(device.id)/screen")
+            let after = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(device.id)/screen")
             #expect(try #require(after.object?["updatedAt"] as? Int) >= (before.object?["updatedAt"] as? Int ?? .max))
             #expect(Self.notifications(in: try #require(after.object)).allSatisfy { $0["identifier"] as? String != identifier })
 
             // The device refuses what it cannot do (the notification is gone): 409 with its message.
             let tapAgain = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "devices/\(device.id)/interactions",
                 ["bundleID": Self.app, "kind": "tap", "identifier": identifier]
             )
             #expect(tapAgain.status == 409)
             #expect((tapAgain.object?["error"] as? String)?.isEmpty == false)
             // A body that lacks what its kind needs, or names an unknown kind: 400.
-            #expect(try await ConsoleHTTP.post(server, "devices/\(device.id)/interactions", ["bundleID": Self.app, "kind": "action"]).status == 400)
-            #expect(try await ConsoleHTTP.post(server, "devices/\(device.id)/interactions", ["bundleID": Self.app, "kind": "shake"]).status == 400)
+            #expect(
+                try await ConsoleHTTP.post(server.inspectionURL, "devices/\(device.id)/interactions", ["bundleID": Self.app, "kind": "action"]).status
+                    == 400
+            )
+            #expect(
+                try await ConsoleHTTP.post(server.inspectionURL, "devices/\(device.id)/interactions", ["bundleID": Self.app, "kind": "shake"]).status
+                    == 400
+            )
             // A state change runs too and shows on the screen.
             let state = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "devices/\(device.id)/interactions",
                 ["bundleID": Self.app, "kind": "setState", "state": "foreground"]
             )
             #expect(state.status == 200)
-            let moved = try await ConsoleHTTP.get(server, "devices/\(device.id)/screen")
+            let moved = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(device.id)/screen")
             let apps = try #require((moved.object?["screen"] as? [String: Any])?["apps"] as? [[String: Any]])
             #expect(apps.first?["state"] as? String == "foreground")
         }
@@ -109,12 +116,12 @@ struct ConsoleAPITests {
     func offlineDevice() async throws {
         try await withHeraldServer(Self.options) { server in
             let credentials = try await server.server.store.addDevice(name: "switched off")
-            let screen = try await ConsoleHTTP.get(server, "devices/\(credentials.device.id)/screen")
+            let screen = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(credentials.device.id)/screen")
             #expect(screen.status == 404)
-            let listed = try await ConsoleHTTP.get(server, "devices/\(credentials.device.id)")
+            let listed = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(credentials.device.id)")
             #expect(listed.status == 200 && listed.object?["screenAt"] is NSNull)
             let interaction = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "devices/\(credentials.device.id)/interactions",
                 ["bundleID": Self.app, "kind": "tap", "identifier": "x"]
             )
@@ -155,7 +162,7 @@ struct ConsoleAPITests {
             ]
             do {
                 for item in cases {
-                    let verdict = try #require(try await ConsoleHTTP.post(server, "console/validate", item.form).object, "\(item.name)")
+                    let verdict = try #require(try await ConsoleHTTP.post(server.inspectionURL, "console/validate", item.form).object, "\(item.name)")
                     #expect(verdict["valid"] as? Bool == (item.reason == nil), "\(item.name)")
                     #expect(verdict["reason"] as? String == item.reason, "\(item.name)")
                     if item.reason != nil {
@@ -182,7 +189,7 @@ struct ConsoleAPITests {
         try await withHeraldServer(Self.options) { server in
             let device = try await server.addDevice(apps: [Self.app])
             let response = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "console/send",
                 ["deviceID": device.id, "bundleID": Self.app, "payload": Self.alert("From the console")]
             )
@@ -198,7 +205,7 @@ struct ConsoleAPITests {
             let chosen = "7E2D1C4B-3A29-4F18-8E07-D6C5B4A39281"
             let refused = try #require(
                 try await ConsoleHTTP.post(
-                    server,
+                    server.inspectionURL,
                     "console/send",
                     ["token": device.token(for: Self.app), "topic": Self.app, "apnsID": chosen, "payload": "{"]
                 ).object
@@ -207,7 +214,7 @@ struct ConsoleAPITests {
             #expect(refused["reason"] as? String == "PayloadEmpty")
             #expect((refused["apnsID"] as? String)?.lowercased() == chosen.lowercased())
             // A body that is not a push form is the console's own 400.
-            #expect(try await ConsoleHTTP.post(server, "console/send", ["payload": 12]).status == 400)
+            #expect(try await ConsoleHTTP.post(server.inspectionURL, "console/send", ["payload": 12]).status == 400)
             // So is one without a payload, or with a null one (docs/inspection-api.json: `payload` is required).
             let token = try device.token(for: Self.app)
             // And one with a header value HTTP/2 cannot carry: it could never be sent (docs/inspection-api.json).
@@ -216,8 +223,8 @@ struct ConsoleAPITests {
                 ["deviceID": "d", "bundleID": "com.example\u{0}", "payload": "{}"],
             ]
             for form: [String: Any] in [["token": token], ["token": token, "payload": NSNull()]] + unsendable {
-                #expect(try await ConsoleHTTP.post(server, "console/send", form).status == 400)
-                #expect(try await ConsoleHTTP.post(server, "console/validate", form).status == 400)
+                #expect(try await ConsoleHTTP.post(server.inspectionURL, "console/send", form).status == 400)
+                #expect(try await ConsoleHTTP.post(server.inspectionURL, "console/validate", form).status == 400)
             }
             // The console's key lives in memory only: the store knows just the test's provider key.
             #expect(try await server.server.store.signingKeys().map(\.keyID) == [server.credentials.keyID])
@@ -229,7 +236,7 @@ struct ConsoleAPITests {
     @Test("/console/channels, …/broadcast and …/channels/delete go through the gateway; /channels lists the result")
     func channelsThroughTheGateway() async throws {
         try await withHeraldServer(Self.options) { server in
-            let created = try await ConsoleHTTP.post(server, "console/channels", ["bundleID": Self.app, "storagePolicy": 1])
+            let created = try await ConsoleHTTP.post(server.inspectionURL, "console/channels", ["bundleID": Self.app, "storagePolicy": 1])
             #expect(created.status == 200)
             let answer = try #require(created.object)
             #expect(answer["status"] as? Int == 201)
@@ -239,7 +246,7 @@ struct ConsoleAPITests {
             let expiration = server.clock.nowMilliseconds() / 1000 + 3600
             let payload: [String: Any] = ["aps": ["event": "update", "timestamp": 1_700_000_000, "content-state": ["score": "1-0"]]]
             let sent = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "console/broadcast",
                 ["bundleID": Self.app, "channel": channel, "priority": 5, "expiration": expiration, "payload": payload]
             )
@@ -247,7 +254,7 @@ struct ConsoleAPITests {
             #expect(sent.object?["status"] as? Int == 200)
             let requestID = try #require(sent.object?["requestID"] as? String)
 
-            let listed = try await ConsoleHTTP.get(server, "channels")
+            let listed = try await ConsoleHTTP.get(server.inspectionURL, "channels")
             let entry = try #require((listed.object?["channels"] as? [[String: Any]])?.first { $0["id"] as? String == channel })
             #expect(entry["storagePolicy"] as? Int == 1)
             #expect((entry["kept"] as? [String: Any])?["requestID"] as? String == requestID)
@@ -255,28 +262,40 @@ struct ConsoleAPITests {
 
             // The gateway's refusal comes back as its answer; a malformed request is the console's 400.
             let refused = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "console/broadcast",
                 ["bundleID": Self.app, "channel": channel, "priority": 7, "payload": payload]
             )
             #expect(refused.object?["status"] as? Int == 400)
             #expect(refused.object?["reason"] as? String == "BadPriority")
             #expect(
-                try await ConsoleHTTP.post(server, "console/broadcast", ["bundleID": Self.app, "channel": "not base64!", "payload": payload]).status
+                try await ConsoleHTTP.post(
+                    server.inspectionURL,
+                    "console/broadcast",
+                    ["bundleID": Self.app, "channel": "not base64!", "payload": payload]
+                ).status
                     == 400
             )
-            #expect(try await ConsoleHTTP.post(server, "console/channels", ["bundleID": Self.app, "storagePolicy": 2]).status == 400)
+            #expect(try await ConsoleHTTP.post(server.inspectionURL, "console/channels", ["bundleID": Self.app, "storagePolicy": 2]).status == 400)
             #expect(
-                try await ConsoleHTTP.post(server, "console/channels", text: #"{"bundleID": "\#(Self.app)", "storagePolicy": null}"#).status == 400
+                try await ConsoleHTTP.post(server.inspectionURL, "console/channels", text: #"{"bundleID": "\#(Self.app)", "storagePolicy": null}"#)
+                    .status == 400
             )
-            #expect(try await ConsoleHTTP.post(server, "console/broadcast", ["bundleID": Self.app, "channel": channel]).status == 400)
+            #expect(try await ConsoleHTTP.post(server.inspectionURL, "console/broadcast", ["bundleID": Self.app, "channel": channel]).status == 400)
 
-            let deleted = try await ConsoleHTTP.post(server, "console/channels/delete", ["bundleID": Self.app, "channel": channel])
+            let deleted = try await ConsoleHTTP.post(server.inspectionURL, "console/channels/delete", ["bundleID": Self.app, "channel": channel])
             #expect(deleted.object?["status"] as? Int == 204)
-            let gone = try await ConsoleHTTP.post(server, "console/broadcast", ["bundleID": Self.app, "channel": channel, "payload": payload])
+            let gone = try await ConsoleHTTP.post(
+                server.inspectionURL,
+                "console/broadcast",
+                ["bundleID": Self.app, "channel": channel, "payload": payload]
+            )
             #expect(gone.object?["reason"] as? String == "ChannelNotRegistered")
             #expect(
-                try await ConsoleHTTP.get(server, "channels?id=\(channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").status
+                try await ConsoleHTTP.get(
+                    server.inspectionURL,
+                    "channels?id=\(channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                ).status
                     == 404
             )
         }
@@ -286,11 +305,11 @@ struct ConsoleAPITests {
     func events() async throws {
         try await withHeraldServer(Self.options) { server in
             let device = try await server.addDevice(apps: [Self.app])
-            let start = try #require(try await ConsoleHTTP.get(server, "events").object)
+            let start = try #require(try await ConsoleHTTP.get(server.inspectionURL, "events").object)
             #expect((start["events"] as? [Any])?.isEmpty == true)
             var next = try #require(start["next"] as? Int)
             let sent = try await ConsoleHTTP.post(
-                server,
+                server.inspectionURL,
                 "console/send",
                 ["token": device.token(for: Self.app), "topic": Self.app, "payload": Self.alert("Live")]
             )
@@ -305,7 +324,7 @@ struct ConsoleAPITests {
                 }
             }
             while !(sawScreen() && sawDisplayed()), ContinuousClock.now < deadline {
-                let page = try #require(try await ConsoleHTTP.get(server, "events?after=\(next)").object)
+                let page = try #require(try await ConsoleHTTP.get(server.inspectionURL, "events?after=\(next)").object)
                 let events = try #require(page["events"] as? [[String: Any]])
                 #expect(events.allSatisfy { ($0["seq"] as? Int ?? 0) > next })
                 seen += events
@@ -318,15 +337,15 @@ struct ConsoleAPITests {
             // Once the device is idle, a poll after the newest event waits and answers with none.
             try await device.expectNotification(titled: "Live", in: Self.app)
             await server.server.engine.waitUntilIdle()
-            var quiet = try #require(try await ConsoleHTTP.get(server, "events?after=\(next)").object)
+            var quiet = try #require(try await ConsoleHTTP.get(server.inspectionURL, "events?after=\(next)").object)
             // Late screens may still arrive; poll until one answer is empty (the timeout is 300 ms).
             for _ in 0..<20 where (quiet["events"] as? [Any])?.isEmpty == false {
                 next = try #require(quiet["next"] as? Int)
-                quiet = try #require(try await ConsoleHTTP.get(server, "events?after=\(next)").object)
+                quiet = try #require(try await ConsoleHTTP.get(server.inspectionURL, "events?after=\(next)").object)
             }
             #expect((quiet["events"] as? [Any])?.isEmpty == true)
             #expect(quiet["next"] as? Int == next)
-            #expect(try await ConsoleHTTP.get(server, "events?after=soon").status == 400)
+            #expect(try await ConsoleHTTP.get(server.inspectionURL, "events?after=soon").status == 400)
         }
     }
 
@@ -338,22 +357,20 @@ struct ConsoleAPITests {
         _ deviceID: String,
         titled title: String
     ) async throws -> ([String: Any], [String: Any]) {
-        let deadline = ContinuousClock.now + .seconds(10)
         var last = "no screen"
-        while ContinuousClock.now < deadline {
-            let response = try await ConsoleHTTP.get(server, "devices/\(deviceID)/screen")
-            if response.status == 200, let object = response.object {
-                last = String(decoding: response.body, as: UTF8.self)
-                let apps = (object["screen"] as? [String: Any])?["apps"] as? [[String: Any]] ?? []
-                for app in apps {
-                    if let match = notifications(inApp: app).first(where: { $0["title"] as? String == title }) {
-                        return (match, app)
-                    }
+        return try await eventually("a notification titled \(title) on the screen of \(deviceID)", every: .milliseconds(50), state: "last: \(last)") {
+            () -> ([String: Any], [String: Any])? in
+            let response = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(deviceID)/screen")
+            guard response.status == 200, let object = response.object else { return nil }
+            last = String(decoding: response.body, as: UTF8.self)
+            let apps = (object["screen"] as? [String: Any])?["apps"] as? [[String: Any]] ?? []
+            for app in apps {
+                if let match = notifications(inApp: app).first(where: { $0["title"] as? String == title }) {
+                    return (match, app)
                 }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            return nil
         }
-        throw ConsoleHTTP.Failure(description: "no notification titled \(title) on the screen of \(deviceID) within 10 s; last: \(last)")
     }
 
     /// The notifications of every app of a `GET /screen` answer.
@@ -381,45 +398,5 @@ struct ConsoleAPITests {
             priority: (form["priority"] as? Int).map(APNSPriority.init(rawValue:)),
             collapseID: form["collapseID"] as? String
         )
-    }
-}
-
-/// HTTP/1.1 requests to the test server's web port.
-enum ConsoleHTTP {
-    struct Response: Sendable {
-        var status: Int
-        var body: Data
-        var object: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func get(_ server: HeraldTestServer, _ path: String) async throws -> Response {
-        try await request(server, path, method: "GET", body: nil)
-    }
-
-    static func post(_ server: HeraldTestServer, _ path: String, _ body: [String: Any]) async throws -> Response {
-        try await request(server, path, method: "POST", body: try JSONSerialization.data(withJSONObject: body))
-    }
-
-    static func post(_ server: HeraldTestServer, _ path: String, text: String) async throws -> Response {
-        try await request(server, path, method: "POST", body: Data(text.utf8))
-    }
-
-    static func delete(_ server: HeraldTestServer, _ path: String) async throws -> Response {
-        try await request(server, path, method: "DELETE", body: nil)
-    }
-
-    static func request(_ server: HeraldTestServer, _ path: String, method: String, body: Data?) async throws -> Response {
-        let url = try #require(URL(string: server.inspectionURL + path))
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 15)
-        request.httpMethod = method
-        request.httpBody = body
-        if body != nil { request.setValue("application/json", forHTTPHeaderField: "content-type") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
-        return Response(status: http.statusCode, body: data)
     }
 }

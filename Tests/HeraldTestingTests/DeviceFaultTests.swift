@@ -51,8 +51,7 @@ struct DeviceFaultTests {
                 #expect(try await server.state(of: apnsID) == .stored)
                 // The device tries again (every second at most in the kit) and is refused each time.
                 try await eventually("the device's link closed") { !device.linked.isConnected }
-                try await Task.sleep(for: .milliseconds(1500))
-                #expect(!device.linked.isConnected)
+                try await expectNothing(for: .milliseconds(1500), "the refused device linked again") { device.linked.isConnected }
                 #expect(try await server.state(of: apnsID) == .stored)
                 #expect(await device.notifications(in: Self.app).isEmpty)
 
@@ -138,7 +137,9 @@ struct DeviceFaultTests {
                 // The device has it and shows it: it acked on receipt, and its report is in the trace.
                 _ = try await device.expectNotification(titled: "Held ack", in: Self.app, within: .seconds(10))
                 _ = try await server.expectTraceEvent(.displayed, of: apnsID, within: .seconds(10))
-                try await Task.sleep(for: .milliseconds(300))
+                try await expectNothing(for: .milliseconds(300), "the held ack recorded") {
+                    try await server.trace(of: apnsID).contains { $0.kind == .acknowledged }
+                }
                 // Sent and not delivered: still `stored` in the store, with `sent` and no `acknowledged` in the trace.
                 #expect(try await server.state(of: apnsID) == .stored)
                 let kinds = try await server.trace(of: apnsID).map(\.kind)

@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldDeviceHost
 import HeraldDeviceLink
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldTestTiers
 import HeraldTesting
 import Synchronization

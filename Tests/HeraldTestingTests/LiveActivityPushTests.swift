@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldDeviceHost
 import HeraldProviderClient
 import HeraldSimulator
+import HeraldTestSupport
 import HeraldTestTiers
 import HeraldTesting
 import HeraldUserNotifications
@@ -27,14 +28,12 @@ struct LiveActivityPushTests {
 
     /// Waits (with a deadline) until the device's registered activity tokens hold one of `kind`.
     static func registeredToken(_ device: TestDevice, kind: TokenKind, present: Bool = true) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let token = device.linked.activityTokens.first { $0.kind == kind }?.token.hex
-            if (token != nil) == present { return token }
-            try await Task.sleep(for: .milliseconds(20))
+        let token = { device.linked.activityTokens.first { $0.kind == kind }?.token.hex }
+        guard present else {
+            try await eventually("the retirement of the \(kind) token") { token() == nil }
+            return nil
         }
-        Issue.record("no \(present ? "" : "retirement of the ")\(kind) token in time")
-        return nil
+        return try await eventually("a \(kind) token") { token() }
     }
 
     static func push(_ aps: String, to token: String, with client: APNSProviderClient) async throws -> APNSResponse {
@@ -68,7 +67,7 @@ struct LiveActivityPushTests {
                 #expect(Self.status(started) == "preparing")
                 let activityToken = try #require(try await Self.registeredToken(device, kind: .activity))
                 // The inspection API lists the device's tokens with their kinds.
-                let listed = try await ConsoleHTTP.get(server, "devices/\(device.id)")
+                let listed = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(device.id)")
                 let tokens = listed.object?["tokens"] as? [[String: Any]] ?? []
                 let kinds = Dictionary(tokens.map { ($0["token"] as? String ?? "", $0["kind"] as? String ?? "") }) { first, _ in first }
                 #expect(kinds[activityToken] == "activity")

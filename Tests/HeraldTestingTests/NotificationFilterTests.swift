@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldProviderClient
+import HeraldTestSupport
 import HeraldTestTiers
 import HeraldTesting
 import Testing
@@ -38,7 +39,7 @@ struct NotificationFilterTests {
             let since = server.clock.nowMilliseconds() - 5_000
 
             func names(_ query: String) async throws -> [String] {
-                let answer = try await ConsoleHTTP.get(server, "notifications?" + query)
+                let answer = try await ConsoleHTTP.get(server.inspectionURL, "notifications?" + query)
                 #expect(answer.status == 200, "\(query): \(String(decoding: answer.body, as: UTF8.self))")
                 let listed = answer.object?["notifications"] as? [[String: Any]] ?? []
                 return listed.compactMap { item in ids.first { $0.value == item["apnsID"] as? String }?.key }
@@ -59,7 +60,7 @@ struct NotificationFilterTests {
                 ("text=", "text must be 1 to 64 characters"),
                 ("text=" + String(repeating: "a", count: 65), "text must be 1 to 64 characters"),
             ] {
-                let answer = try await ConsoleHTTP.get(server, "notifications?" + query)
+                let answer = try await ConsoleHTTP.get(server.inspectionURL, "notifications?" + query)
                 #expect(answer.status == 400, "\(query)")
                 #expect(answer.object?["error"] as? String == message, "\(query)")
             }

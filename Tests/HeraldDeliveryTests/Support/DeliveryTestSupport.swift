@@ -15,6 +15,8 @@ final class RecordingSession: DeviceSession {
     let id: DeviceSessionID
     let deviceID: String
     private let received = Mutex<(deliveries: [NotificationDelivery], refusals: [Refusal], disconnects: [String])>(([], [], []))
+    /// Those waiting in ``waitForDeliveries(count:)``, each for a count.
+    private let deliveryWaiters = Mutex<[(count: Int, continuation: CheckedContinuation<Void, Never>)]>([])
 
     init(deviceID: String = "device-1", id: DeviceSessionID = .next()) {
         self.id = id
@@ -22,7 +24,29 @@ final class RecordingSession: DeviceSession {
     }
 
     func deliver(_ delivery: NotificationDelivery) {
-        received.withLock { $0.deliveries.append(delivery) }
+        let count = received.withLock { received in
+            received.deliveries.append(delivery)
+            return received.deliveries.count
+        }
+        let ready = deliveryWaiters.withLock { waiters in
+            defer { waiters.removeAll { $0.count <= count } }
+            return waiters.filter { $0.count <= count }
+        }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Returns once the engine has sent at least `count` deliveries: the handshake of a test that waits for the engine
+    /// (wrap it in `withDeadline`).
+    func waitForDeliveries(count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // The count is read under the waiters' lock, so a delivery between the two cannot be missed.
+            let done = deliveryWaiters.withLock { waiters in
+                guard deliveries.count < count else { return true }
+                waiters.append((count, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
     }
 
     func refuse(_ id: NotificationID, code: String, message: String) {
@@ -40,103 +64,10 @@ final class RecordingSession: DeviceSession {
     var refusals: [Refusal] { received.withLock { $0.refusals } }
 }
 
-/// A notification for tests; accepted at `acceptedAt` (milliseconds).
-func makeNotification(
-    token: DeviceToken,
-    id: NotificationID = .random(),
-    priority: APNSPriority = .immediate,
-    expiration: Int64? = nil,
-    collapseID: String? = nil,
-    acceptedAt: Int64 = 1_700_000_000_000,
-    payload: String = #"{"aps":{"alert":"hello"}}"#
-) -> AcceptedNotification {
-    AcceptedNotification(
-        id: id,
-        token: token,
-        topic: "com.example.app",
-        bundleID: "com.example.app",
-        environment: .sandbox,
-        pushType: .alert,
-        priority: priority,
-        expiration: expiration,
-        collapseID: collapseID,
-        payload: Array(payload.utf8),
-        acceptedAtMilliseconds: acceptedAt
-    )
-}
-
 /// The detail of a change as a dictionary.
 func detail(_ change: DeliveryChange) -> [String: Any] {
     guard let text = change.detailJSON, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else { return [:] }
     return object as? [String: Any] ?? [:]
-}
-
-/// A store double: keeps every written batch; can fail or hold writes.
-actor InMemoryDeliveryStore: DeliveryStore {
-    private(set) var batches: [[DeliveryChange]] = []
-    private(set) var attempts = 0
-    private var pending: [StoredNotification]
-    private var failuresLeft = 0
-    private var holdNext = false
-    private var heldWrite: CheckedContinuation<Void, Never>?
-    private var heldWaiters: [CheckedContinuation<Void, Never>] = []
-    private var changeWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-
-    struct InjectedFailure: Error {}
-
-    init(pending: [StoredNotification] = []) {
-        self.pending = pending
-    }
-
-    func pendingNotifications() async throws -> [StoredNotification] { pending }
-
-    func record(_ changes: [DeliveryChange]) async throws {
-        attempts += 1
-        if holdNext {
-            holdNext = false
-            await withCheckedContinuation { continuation in
-                heldWrite = continuation
-                for waiter in heldWaiters { waiter.resume() }
-                heldWaiters = []
-            }
-        }
-        if failuresLeft > 0 {
-            failuresLeft -= 1
-            throw InjectedFailure()
-        }
-        batches.append(changes)
-        let written = self.changes.count
-        let ready = changeWaiters.filter { $0.count <= written }
-        changeWaiters.removeAll { $0.count <= written }
-        for waiter in ready { waiter.continuation.resume() }
-    }
-
-    /// Waits until at least `count` changes are written.
-    func waitForChanges(count: Int) async {
-        guard changes.count < count else { return }
-        await withCheckedContinuation { changeWaiters.append((count, $0)) }
-    }
-
-    /// Every change written, in order.
-    var changes: [DeliveryChange] { batches.flatMap { $0 } }
-
-    /// The next `count` writes fail.
-    func failNext(_ count: Int) { failuresLeft = count }
-
-    /// The next write waits in the store until ``releaseWrite()``.
-    func holdNextWrite() { holdNext = true }
-
-    /// Waits until a write is being held.
-    func waitUntilWriteIsHeld() async {
-        guard heldWrite == nil else { return }
-        await withCheckedContinuation { heldWaiters.append($0) }
-    }
-
-    /// Lets the held write go on.
-    func releaseWrite() {
-        heldWrite?.resume()
-        heldWrite = nil
-    }
 }
 
 extension Array where Element == DeliveryStateMachine.Action {

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTestTiers
 import Synchronization
 import Testing
@@ -82,8 +83,7 @@ struct BroadcastRequestTests {
         #expect(kept.untilMilliseconds == now + 3_600_000)
         // The hub hears of it right after the answer is handed to the connection.
         func heardIDs(count: Int) async throws -> [String] {
-            let deadline = ContinuousClock.now + .seconds(5)
-            while heard.withLock({ $0.count }) < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("the hub hears \(count) broadcasts", within: .seconds(5)) { heard.withLock { $0.count } >= count }
             return heard.withLock { $0.map(\.channelID) }
         }
         #expect(try await heardIDs(count: 1) == [stored])
@@ -112,8 +112,7 @@ struct BroadcastRequestTests {
         #expect(deleted.withLock { $0 } == [stored])
         // A refused broadcast is not handed on.
         #expect(try await broadcast(stored, expiration: 0) == 400)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(heard.withLock { $0.count } == 4)
+        try await expectNothing(for: .milliseconds(50), "a refused broadcast handed to the hub") { heard.withLock { $0.count } != 4 }
         await client.close()
         await fixture.stop()
     }

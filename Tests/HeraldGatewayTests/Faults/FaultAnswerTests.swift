@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
@@ -64,7 +65,7 @@ struct FaultAnswerTests {
         let headers = fixture.alertHeaders()
         let started = ContinuousClock.now
         async let delayed = client.send(path: "/3/device/\(slow.hex)", headers: headers, body: GatewayFixture.alertBody)
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually("the slow push meets its rule") { fixture.faults.entries.first?.failed == 1 }
         let quick = try await client.send(path: "/3/device/\(fast.hex)", headers: headers, body: GatewayFixture.alertBody)
         let quickAt = ContinuousClock.now
         let late = try await delayed

@@ -57,15 +57,8 @@ func withStore<T>(
     _ body: (any NotificationStore) async throws -> T
 ) async throws -> T {
     try await withStoreLocation(backend) { location in
-        let store = try await location.open(clock: clock)
-        do {
-            let result = try await body(store)
-            await store.shutdown()
-            return result
-        } catch {
-            await store.shutdown()
-            throw error
-        }
+        func run(_ store: some NotificationStore) async throws -> T { try await withStore(store) { try await body($0) } }
+        return try await run(try await location.open(clock: clock))
     }
 }
 
@@ -112,12 +105,5 @@ func withStore<T>(
     configuration.maximumPendingNotifications = sqlite.maximumPendingNotifications
     configuration.maximumConnections = 4
     let store = try await PostgresStore.open(configuration: configuration, clock: clock, logger: Logger(label: "test.store"))
-    do {
-        let result = try await body(store)
-        await store.shutdown()
-        return result
-    } catch {
-        await store.shutdown()
-        throw error
-    }
+    return try await withStore(store) { try await body($0) }
 }

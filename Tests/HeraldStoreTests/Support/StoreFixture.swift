@@ -14,49 +14,6 @@ func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws 
     return try await body(path)
 }
 
-/// Opens a store in `directory`, runs the body, and always shuts the store down.
-func withStore<T>(
-    in directory: String,
-    clock: any WallClock = SystemWallClock(),
-    configure: (inout SQLiteStore.Configuration) -> Void = { _ in },
-    _ body: (SQLiteStore) async throws -> T
-) async throws -> T {
-    var configuration = SQLiteStore.Configuration(dataDirectory: directory)
-    configure(&configuration)
-    let store = try SQLiteStore(configuration: configuration, clock: clock, logger: Logger(label: "test.store"))
-    do {
-        let result = try await body(store)
-        await store.shutdown()
-        return result
-    } catch {
-        await store.shutdown()
-        throw error
-    }
-}
-
-/// A valid accepted notification for a token.
-func makeNotification(
-    token: DeviceToken,
-    id: NotificationID = .random(),
-    body: String = "hello",
-    acceptedAt: Int64 = 1_700_000_000_000,
-    collapseID: String? = nil
-) -> AcceptedNotification {
-    AcceptedNotification(
-        id: id,
-        token: token,
-        topic: "com.example.app",
-        bundleID: "com.example.app",
-        environment: .sandbox,
-        pushType: .alert,
-        priority: .immediate,
-        expiration: nil,
-        collapseID: collapseID,
-        payload: Array(#"{"aps":{"alert":"\#(body)"}}"#.utf8),
-        acceptedAtMilliseconds: acceptedAt
-    )
-}
-
 /// Enqueues through the callback form and waits for the completion.
 func enqueueAndWait(_ store: SQLiteStore, _ notification: AcceptedNotification) async -> Result<Int64, StoreError> {
     await withCheckedContinuation { continuation in

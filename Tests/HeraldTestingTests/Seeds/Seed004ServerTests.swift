@@ -80,17 +80,14 @@ struct Seed004ServerTests {
     /// The first attachment's thumbnail on the device's screen as the web console gets it (waits up to 10 s for
     /// the screen that shows the notification).
     static func screenThumbnail(_ server: HeraldTestServer, _ phone: TestDevice) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            let screen = try await ConsoleHTTP.get(server, "devices/\(phone.id)/screen").object?["screen"] as? [String: Any]
+        let attachment = try await eventually("an attachment on the screen of \(phone.id)", every: .milliseconds(50)) { () -> [String: Any]? in
+            let screen = try await ConsoleHTTP.get(server.inspectionURL, "devices/\(phone.id)/screen").object?["screen"] as? [String: Any]
             let apps = screen?["apps"] as? [[String: Any]] ?? []
             let center = apps.first { $0["bundleID"] as? String == app }?["center"] as? [String: Any]
             let notes = (center?["threads"] as? [[String: Any]] ?? []).flatMap { $0["notifications"] as? [[String: Any]] ?? [] }
-            let attachment = (notes.first?["attachments"] as? [[String: Any]])?.first
-            if let attachment { return attachment["thumbnail"] as? String }
-            guard ContinuousClock.now < deadline else { return nil }
-            try await Task.sleep(for: .milliseconds(50))
+            return (notes.first?["attachments"] as? [[String: Any]])?.first
         }
+        return attachment["thumbnail"] as? String
     }
 
     @Test("the seed's first payload: title, subtitle and body, sound, badge, and the image attached")

@@ -73,16 +73,6 @@ extension Array where Element == TraceEvent {
     var reportKinds: [String] { filter { TraceEventKind.deviceReports.contains($0.kind) }.map(\.kind.rawValue) }
 }
 
-/// Polls until `condition` holds (for a manual device clock's sleepers), failing after `timeout`.
-func eventually(_ what: String, within timeout: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while await !condition() {
-        if clock.now >= deadline { throw HeraldExpectationFailure("\(what) did not happen within \(timeout)") }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-}
-
 /// The request identifier of a notification sent without a collapse id: its apns-id as the device writes it.
 func requestIdentifier(_ apnsID: String) -> String {
     NotificationID(apnsID)?.text ?? apnsID
