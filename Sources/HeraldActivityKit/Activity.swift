@@ -63,6 +63,31 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         try request(attributes: attributes, content: content, pushType: pushType)
     }
 
+    /// Schedules an activity to start at `startDate` (iOS 26): until then it is ``ActivityState/pending`` and not on
+    /// screen; at that date it becomes active and shows `alertConfiguration`. A date not in the future starts it now.
+    public static func request(
+        attributes: Attributes,
+        content: ActivityContent<Activity<Attributes>.ContentState>,
+        pushType: PushType? = nil,
+        style: ActivityStyle,
+        alertConfiguration: AlertConfiguration,
+        startDate: Date
+    ) throws -> Activity<Attributes> {
+        let center = ActivityCenter.current
+        center.register(Attributes.self)
+        let attributesJSON = try encoder.encode(attributes)
+        let id = try center.start(
+            typeName: typeName,
+            attributesJSON: attributesJSON,
+            contentStateJSON: try encoder.encode(content.state),
+            staleDate: content.staleDate,
+            relevanceScore: content.relevanceScore,
+            pushType: pushType,
+            scheduled: (startDate, alertConfiguration)
+        )
+        return Activity(id: id, attributesJSON: attributesJSON, center: center)
+    }
+
     /// Starts an activity with its state and no stale date (iOS 16.1's form, deprecated in 16.2 and still used).
     @available(iOS, introduced: 16.1, deprecated: 16.2, renamed: "request(attributes:content:pushType:)")
     public static func request(

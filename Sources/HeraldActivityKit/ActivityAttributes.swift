@@ -43,7 +43,7 @@ public enum ActivityState: String, Hashable, Sendable, Codable, CaseIterable {
     case ended
     /// Gone from the screen.
     case dismissed
-    /// Scheduled to start at a later date (iOS 26); Herald starts every activity at once, so none is pending.
+    /// Scheduled to start at a later date (iOS 26): not on screen, takes no update until it starts.
     case pending
 }
 

@@ -8,7 +8,8 @@ extension ActivityCenter {
         contentStateJSON: Data,
         staleDate: Date?,
         relevanceScore: Double,
-        pushType: PushType?
+        pushType: PushType?,
+        scheduled: (startDate: Date, alert: AlertConfiguration)? = nil
     ) throws(ActivityAuthorizationError) -> String {
         guard configuration.activitiesEnabled else { throw .denied }
         guard attributesJSON.count + contentStateJSON.count <= configuration.maximumDataSize else { throw .attributesTooLarge }
@@ -33,6 +34,11 @@ extension ActivityCenter {
                 contentTimestamp: now
             )
             if let staleDate, staleDate <= now { record.state = .stale }
+            if let scheduled, scheduled.startDate > now {
+                record.state = .pending
+                record.startedAt = scheduled.startDate
+                record.startAlert = scheduled.alert
+            }
             state.records[id] = record
             state.order.append(id)
             var events: [ActivityEvent] = [.started(id: id, typeName: typeName, byPush: false)]

@@ -12,15 +12,17 @@ struct ActivityRecord: Sendable {
     var state: ActivityState
     var pushToken: Data?
     let channelID: String?
-    let startedAt: Date
+    var startedAt: Date
     /// The time of the current content: the app's update time, or the push's `timestamp`.
     var contentTimestamp: Date
     var dismissAt: Date?
     /// Times of the priority-10 pushes applied within the budget's window.
     var highPriorityPushes: [Date] = []
+    /// The alert a scheduled activity shows when it starts.
+    var startAlert: AlertConfiguration?
 
     /// Whether it is on screen (active, stale or ended and not yet dismissed).
-    var isVisible: Bool { state != .dismissed }
+    var isVisible: Bool { state != .dismissed && state != .pending }
     /// Whether it still takes updates.
     var isLive: Bool { state == .active || state == .stale }
 
@@ -46,6 +48,11 @@ struct ActivityRecord: Sendable {
     /// The changes time alone makes: stale at the stale date, ended after the longest run, dismissed at its time.
     mutating func evaluate(now: Date, maximumDuration: TimeInterval, endedVisibility: TimeInterval) -> [ActivityEvent] {
         var events: [ActivityEvent] = []
+        if state == .pending, now >= startedAt {
+            // A scheduled activity starts at its start date (iOS 26), with its alert.
+            events += move(to: .active)
+            events.append(.updated(id: id, alert: startAlert, throttled: false))
+        }
         if isLive, now >= startedAt.addingTimeInterval(maximumDuration) {
             // Why: "A Live Activity can be active for up to eight hours … After this limit, the system automatically
             // ends the Live Activity" and keeps it on the lock screen for up to four more hours.

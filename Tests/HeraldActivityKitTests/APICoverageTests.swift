@@ -57,6 +57,14 @@ enum ActivityKitSurface {
         let _: A = try A.request(attributes: attributes, content: content, pushType: .token)
         let _: A = try A.request(attributes: attributes, content: content)
         let _: A = try A.request(attributes: attributes, content: content, pushType: nil, style: .transient)
+        let _: A = try A.request(
+            attributes: attributes,
+            content: content,
+            pushType: .token,
+            style: .standard,
+            alertConfiguration: AlertConfiguration(title: "t", body: "b", sound: .default),
+            startDate: Date()
+        )
         let _: A = try A.request(attributes: attributes, contentState: state, pushType: .token)
         let _: A = try A.request(attributes: attributes, contentState: state)
         let _: [A] = A.activities
@@ -117,6 +125,28 @@ struct ActivityKitAPICoverageTests {
             #expect(activity.contentState.progress == 0.6)
             await activity.end(using: nil, dismissalPolicy: .immediate)
             #expect(activity.activityState == .dismissed)
+        }
+    }
+
+    @Test("a scheduled activity is pending and off screen until its start date, then active with its alert")
+    func scheduledStart() throws {
+        let clock = ManualNotificationClock()
+        let center = ActivityCenter(clock: clock)
+        try center.withCurrent {
+            let alert = AlertConfiguration(title: "Kick-off", body: "The match starts", sound: .default)
+            let activity = try Activity.request(
+                attributes: APICoverageAttributes(name: "match"),
+                content: ActivityContent(state: APICoverageAttributes.ContentState(progress: 0), staleDate: nil),
+                style: .standard,
+                alertConfiguration: alert,
+                startDate: clock.now.addingTimeInterval(600)
+            )
+            #expect(activity.activityState == .pending)
+            #expect(Activity<APICoverageAttributes>.activities.isEmpty)
+            clock.advance(by: 600)
+            #expect(activity.activityState == .active)
+            #expect(Activity<APICoverageAttributes>.activities.map(\.id) == [activity.id])
+            #expect(center.events.contains(.updated(id: activity.id, alert: alert, throttled: false)))
         }
     }
 }
