@@ -7,6 +7,7 @@ import HeraldTestTiers
 import NIOCore
 import NIOHTTP2
 import NIOPosix
+import Synchronization
 import Testing
 
 /// `APNSProviderClient` against a live in-process gateway (tier 3): auth, concurrency, answers, reconnection.
@@ -201,13 +202,13 @@ struct APNSProviderClientTests {
 @Suite("APNSProviderClient deadlines", .serialized, .tier(.inProcess))
 struct APNSProviderClientDeadlineTests {
     /// A listener that accepts connections and never speaks, or speaks HTTP/2 and never answers a request.
-    static func silentServer(http2: Bool, group: any EventLoopGroup) async throws -> any Channel {
+    static func silentServer(http2: Bool, group: any EventLoopGroup, requests: RequestCount = RequestCount()) async throws -> any Channel {
         try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if http2 {
                         try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server))
-                        try channel.pipeline.syncOperations.addHandler(FrameSink())
+                        try channel.pipeline.syncOperations.addHandler(FrameSink(requests: requests))
                     }
                 }
             }
@@ -249,7 +250,8 @@ struct APNSProviderClientDeadlineTests {
     @Test("a server that never answers: responseTimeout at the deadline; a cancelled send ends at once")
     func responseTimeoutAndCancellation() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await Self.silentServer(http2: true, group: group)
+        let requests = RequestCount()
+        let server = try await Self.silentServer(http2: true, group: group, requests: requests)
         let port = server.localAddress!.port!
         let client = try Self.client(port: port, connectTimeout: .seconds(120), responseTimeout: .milliseconds(300), group: group)
         let started = ContinuousClock.now
@@ -258,8 +260,9 @@ struct APNSProviderClientDeadlineTests {
 
         let patient = try Self.client(port: port, connectTimeout: .seconds(120), responseTimeout: .seconds(120), group: group)
         try await patient.connect()
+        let before = requests.value
         let task = Task { try await patient.send(Self.request) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await eventually("the patient send's request reaches the server") { requests.value > before }
         let cancelledAt = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
@@ -290,9 +293,26 @@ struct APNSProviderClientDeadlineTests {
     }
 }
 
-/// Reads HTTP/2 frames and does nothing with them.
+/// The requests (HEADERS frames) a silent server was sent, on all its connections.
+final class RequestCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    var value: Int { count.load(ordering: .acquiring) }
+
+    func add() { count.add(1, ordering: .releasing) }
+}
+
+/// Reads HTTP/2 frames, counts the requests and answers nothing.
 private final class FrameSink: ChannelInboundHandler, Sendable {
     typealias InboundIn = HTTP2Frame
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+    private let requests: RequestCount
+
+    init(requests: RequestCount) {
+        self.requests = requests
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .headers = unwrapInboundIn(data).payload { requests.add() }
+    }
 }
