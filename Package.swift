@@ -370,6 +370,13 @@ let package = Package(
                 "HeraldProviderClient", "HeraldDeviceLink", "HeraldGateway", "HeraldStore", "HeraldAuth", "HeraldCore", "HeraldTestSupport",
             ]
         ),
+        // LinkedDevice (HeraldDeviceHost) against a server of the testing kit.
+        .testTarget(
+            name: "HeraldDeviceHostTests",
+            dependencies: [
+                "HeraldDeviceHost", "HeraldDeviceLink", "HeraldSimulator", "HeraldTesting", "HeraldCore", "HeraldTestSupport",
+            ]
+        ),
         .testTarget(
             name: "HeraldTestingTests",
             dependencies: [

@@ -11,11 +11,13 @@ import Testing
 
 /// A device has one link at a time (docs/device-link.md, "hello"): the older link closes with 4000 and its
 /// ``LinkedDevice`` stops instead of reconnecting, which would close the newer link in turn.
-@Suite("Testing kit: a linked device whose link a newer one replaced", .tier(.inProcess))
+@Suite("Linked device: a link a newer one replaced", .tier(.inProcess))
 struct LinkedDeviceReplacedTests {
     @Test("a newer link with the device's credentials stops the linked device with replaced; the newer link stays")
     func replacedStops() async throws {
-        try await withHeraldServer(HeraldTestServer.Options.cleartextOnly) { server in
+        var options = HeraldTestServer.Options()
+        options.tls = false
+        try await withHeraldServer(options) { server in
             let credentials = try await server.server.store.addDevice(name: "twin")
             let port = try #require(URL(string: server.deviceLinkURL)?.port)
             var link = DeviceLinkClient.Configuration(host: "127.0.0.1", port: port)
