@@ -211,7 +211,7 @@ struct Seed004UserNotificationTests {
 
     @Test("the service extension downloads the payload's image with URLSession from a real HTTP server")
     func remoteDownload() async throws {
-        // Served as ".jpg" but the bytes are PNG: the type comes from the content.
+        // Served as ".jpg" but the bytes are PNG: an image's format comes from its bytes.
         let server = try LocalHTTPServer(routes: [
             "/cover.jpg": .init(status: 200, contentType: "image/jpeg", body: Data(Fixture.png))
         ])
