@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds Herald's libFuzzer targets (release, -sanitize=fuzzer,address) and runs each over a copy of its seed corpus.
+# Builds Herald's libFuzzer targets (the package in Fuzz/, release, -sanitize=fuzzer,address) and runs each over a copy
+# of its seed corpus. Only the fuzz package and the modules its targets name are built, not the whole server.
 #
 #   bash Fuzz/run.sh [SECONDS-PER-TARGET] [TARGET...]     # default 60 seconds, all targets
 #
@@ -33,16 +34,20 @@ max_len() {
     esac
 }
 
-# -enable-testing: the HTTP/2 targets reach the gateway's internal reader and decoder with @testable import.
 # lld: gold (swiftc's default on Linux) stops with an internal error on these sanitized executables.
-BUILD_FLAGS=(-c release --scratch-path "$SCRATCH"
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DHERALD_FUZZ -Xswiftc -enable-testing
+BUILD_FLAGS=(--package-path "$ROOT/Fuzz" -c release --scratch-path "$SCRATCH"
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DHERALD_FUZZ
     -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 
 echo "== building ${TARGETS[*]} (release, fuzzer+address) in $SCRATCH"
-for target in "${TARGETS[@]}"; do
-    swift build "${BUILD_FLAGS[@]}" --product "$target"
-done
+if [ "${#TARGETS[@]}" -eq "${#ALL_TARGETS[@]}" ]; then
+    # All of them in one build, so that independent modules compile side by side.
+    swift build "${BUILD_FLAGS[@]}"
+else
+    for target in "${TARGETS[@]}"; do
+        swift build "${BUILD_FLAGS[@]}" --product "$target"
+    done
+fi
 BIN=$(swift build "${BUILD_FLAGS[@]}" --show-bin-path)
 
 failed=()

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Declare what you import, import what you declare: Package.swift against the imports of every Swift target.
 
-Usage: python3 scripts/check-imports.py  (from anywhere; it runs `swift package dump-package` at the repository root)
+Usage: python3 scripts/check-imports.py  (from anywhere; it runs `swift package dump-package` at the repository root
+and in Fuzz/)
 
-For each Swift target of the root package (Sources/*, Tests/*, Fuzz/*, the example's test target) it reads the modules
-its files import and the dependencies the manifest declares for it, and prints one line per mismatch:
+For each Swift target of the root package (Sources/*, Tests/*, the example's test target) and of the fuzz package
+(Fuzz/Package.swift) it reads the modules its files import and the dependencies the manifest declares for it, and
+prints one line per mismatch:
 
     HeraldCLI: imports NIOCore, not declared
     HeraldCLI: declares Prometheus, imports it nowhere
@@ -142,18 +144,17 @@ def declared_modules(dependency, target_names):
     return PRODUCT_MODULES.get(name, name)
 
 
-def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def check(root, mismatches):
+    """Checks the package at `root`, appending to `mismatches`; returns how many targets it checked, None on failure."""
     try:
         dump = subprocess.run(["swift", "package", "dump-package"], cwd=root, check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as error:
         sys.stderr.write(getattr(error, "stderr", "") or f"{error}\n")
-        print("check-imports: `swift package dump-package` failed", file=sys.stderr)
-        return 2
+        print(f"check-imports: `swift package dump-package` failed in {root}", file=sys.stderr)
+        return None
     package = json.loads(dump.stdout)
     target_names = {target["name"] for target in package["targets"]}
 
-    mismatches = []
     checked = 0
     for target in package["targets"]:
         if target["type"] not in ("regular", "executable", "test", "macro"):
@@ -176,6 +177,19 @@ def main():
             if module in imported or (name, module) in NOT_IMPORTED:
                 continue
             mismatches.append(f"{name}: declares {module}, imports it nowhere")
+    return checked
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    mismatches = []
+    checked = 0
+    # The root package, then the fuzz targets' own package (which names the root's products).
+    for package_root in (root, os.path.join(root, "Fuzz")):
+        count = check(package_root, mismatches)
+        if count is None:
+            return 2
+        checked += count
 
     for line in mismatches:
         print(line)

@@ -1,8 +1,7 @@
 import FuzzDriver
 import HeraldCore
-import HeraldProviderClient
 
-/// libFuzzer target: the `.apns` file reader (`APNSFile`), which parses the document and cuts the
+/// libFuzzer target: the `.apns` file reader (`APNSFile`, HeraldCore), which parses the document and cuts the
 /// `"Simulator Target Bundle"` member out of its bytes.
 ///
 /// Oracle beyond "no crash": the payload left after the cut is still one JSON object, the parsed object less that key.

@@ -1,13 +1,7 @@
 import FuzzDriver
-import HeraldCore
 import HeraldDeviceLink
 
-// The console relay's message type is internal: the fuzz build passes -enable-testing (Fuzz/run.sh), a debug build has
-// it; a plain release build (`swift build -c release`) compiles this target to a program that says so.
-#if HERALD_FUZZ || DEBUG
-@testable import HeraldWeb
-
-/// libFuzzer target: `ConsoleRelayMessage(text:)` (HeraldWeb), what a cluster node reads from the messages the other
+/// libFuzzer target: `ConsoleRelayMessage(text:)` (HeraldDeviceLink), what a cluster node reads from the messages the other
 /// nodes' consoles send through the store (docs/cluster.md, "The console"), on the input as text.
 ///
 /// Oracles beyond "no crash": a message that reads, written back with `text`, reads as an equal message and is written
@@ -23,11 +17,6 @@ func fuzzConsoleRelay(_ bytes: [UInt8]) {
     precondition(again == message, "\(message) read from \(text.debugDescription) reads back as \(again) from \(written.debugDescription)")
     precondition(again.text == written, "\(message) is written as \(written.debugDescription), then as \(again.text.debugDescription)")
 }
-#else
-func fuzzConsoleRelay(_ bytes: [UInt8]) {
-    fatalError("built without -enable-testing: replay inputs with a debug build (swift run FuzzConsoleRelay FILE)")
-}
-#endif
 
 @main
 enum Main {

@@ -3,13 +3,13 @@
 ///
 /// Only for text ``JSONParser`` accepted: it steps over values by their structure and does not validate them. On
 /// other input it stops at the first member it cannot read and never reads outside `bytes`.
-package struct JSONMemberScanner: Sequence, IteratorProtocol {
+public struct JSONMemberScanner: Sequence, IteratorProtocol {
     /// One top-level member.
-    package struct Member: Hashable, Sendable {
+    public struct Member: Hashable, Sendable {
         /// The name's bytes, quotes included.
-        package var name: Range<Int>
+        public var name: Range<Int>
         /// The value's bytes.
-        package var value: Range<Int>
+        public var value: Range<Int>
     }
 
     private let bytes: [UInt8]
@@ -17,7 +17,7 @@ package struct JSONMemberScanner: Sequence, IteratorProtocol {
     private var finished = false
 
     /// Scans the members of the object document `bytes` (whitespace around it allowed).
-    package init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         index = Self.skippingWhitespace(bytes, from: 0)
         if index < bytes.count, bytes[index] == UInt8(ascii: "{") {
@@ -28,7 +28,7 @@ package struct JSONMemberScanner: Sequence, IteratorProtocol {
     }
 
     /// The next member in document order; `nil` after the last.
-    package mutating func next() -> Member? {
+    public mutating func next() -> Member? {
         guard !finished else { return nil }
         index = Self.skippingWhitespace(bytes, from: index)
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return finish() }
@@ -55,14 +55,14 @@ package struct JSONMemberScanner: Sequence, IteratorProtocol {
     // MARK: Names
 
     /// Whether the member's name is `name` (compared as decoded text, so an escaped name matches too).
-    package static func name(of member: Member, in bytes: [UInt8], equals name: String) -> Bool {
+    public static func name(of member: Member, in bytes: [UInt8], equals name: String) -> Bool {
         let quoted = bytes[member.name]
         if !quoted.contains(UInt8(ascii: "\\")) { return quoted.dropFirst().dropLast().elementsEqual(name.utf8) }
         return decodedName(quoted) == name
     }
 
     /// The member's name, decoded.
-    package static func name(of member: Member, in bytes: [UInt8]) -> String {
+    public static func name(of member: Member, in bytes: [UInt8]) -> String {
         let quoted = bytes[member.name]
         if !quoted.contains(UInt8(ascii: "\\")) { return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self) }
         return decodedName(quoted) ?? ""
@@ -74,7 +74,7 @@ package struct JSONMemberScanner: Sequence, IteratorProtocol {
 
     /// The bytes of the value of the last top-level member named `name` (the one ``JSONObject`` keeps); `nil` when
     /// there is none.
-    package static func lastValue(named name: String, in bytes: [UInt8]) -> Range<Int>? {
+    public static func lastValue(named name: String, in bytes: [UInt8]) -> Range<Int>? {
         var found: Range<Int>?
         for member in JSONMemberScanner(bytes) where Self.name(of: member, in: bytes, equals: name) {
             found = member.value

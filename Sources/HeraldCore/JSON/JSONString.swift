@@ -4,9 +4,9 @@
 /// `"` and `\` get a backslash; line feed, carriage return and tab their short escapes; other control characters
 /// `\u00XX` (lowercase hex). Everything else, non-ASCII included, is written as its UTF-8 bytes: a Swift string
 /// holds Unicode scalars only, so there is no lone surrogate to escape.
-package enum JSONString {
+public enum JSONString {
     /// Appends `string` to `text`, quoted and escaped.
-    package static func append(_ string: String, to text: inout String) {
+    public static func append(_ string: String, to text: inout String) {
         // Most values (ids, tokens, reasons) need no escaping: appended whole.
         guard string.utf8.contains(where: needsEscaping) else {
             text += "\""
@@ -21,7 +21,7 @@ package enum JSONString {
     }
 
     /// Appends `string` to `bytes` as UTF-8, quoted and escaped.
-    package static func append(_ string: String, to bytes: inout [UInt8]) {
+    public static func append(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         let utf8 = string.utf8
         guard utf8.contains(where: needsEscaping) else {
@@ -47,7 +47,7 @@ package enum JSONString {
     }
 
     /// `string` as a JSON string literal, quoted and escaped.
-    package static func quoted(_ string: String) -> String {
+    public static func quoted(_ string: String) -> String {
         var text = ""
         append(string, to: &text)
         return text

@@ -6,9 +6,9 @@ import NIOWebSocket
 ///
 /// A message over the limit is not an error of the connection: its bytes are dropped as they arrive and
 /// ``Output/tooLarge(_:)`` reports it once, so the peer gets an error frame and the link stays up.
-package struct WebSocketMessageAssembler {
+public struct WebSocketMessageAssembler {
     /// What a frame amounted to.
-    package enum Output: Equatable {
+    public enum Output: Equatable {
         /// A complete text message.
         case text(ByteBuffer)
         /// A complete binary message (the device link uses text only).
@@ -33,23 +33,23 @@ package struct WebSocketMessageAssembler {
     }
 
     /// The largest message accepted, in bytes.
-    package let maximumMessageSize: Int
+    public let maximumMessageSize: Int
     /// The most frames one message may come in; one more is a ``Output/protocolError(_:)``.
     ///
     /// Why: empty continuation frames cost the reader work and the size limit never trips on them (the
     /// CONTINUATION-flood pattern of HTTP/2, in WebSocket form).
-    package let maximumFragmentCount: Int
+    public let maximumFragmentCount: Int
     private var message = Message.none
     private var fragments = 0
 
     /// An assembler that accepts messages of up to `maximumMessageSize` bytes in up to `maximumFragmentCount` frames.
-    package init(maximumMessageSize: Int, maximumFragmentCount: Int = 64) {
+    public init(maximumMessageSize: Int, maximumFragmentCount: Int = 64) {
         self.maximumMessageSize = maximumMessageSize
         self.maximumFragmentCount = max(1, maximumFragmentCount)
     }
 
     /// Takes one frame; returns what it completes, or `nil` while a fragmented message is incomplete.
-    package mutating func receive(_ frame: WebSocketFrame) -> Output? {
+    public mutating func receive(_ frame: WebSocketFrame) -> Output? {
         switch frame.opcode {
         case .text, .binary:
             guard case .none = message else { return .protocolError("a new message began before the previous one ended") }

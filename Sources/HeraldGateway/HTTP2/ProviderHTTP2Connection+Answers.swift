@@ -1,6 +1,6 @@
 import HeraldCore
+import HeraldHTTP2
 import NIOCore
-import NIOHTTP2
 
 /// Deciding a complete request and writing its answer within the client's flow-control windows.
 extension ProviderHTTP2Connection {

@@ -1,6 +1,6 @@
 import HeraldCore
+import HeraldHTTP2
 import NIOCore
-import NIOHTTP2
 
 /// The client's frames: connection-level ones, and the requests' HEADERS and DATA.
 extension ProviderHTTP2Connection {

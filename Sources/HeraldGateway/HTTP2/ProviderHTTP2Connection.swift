@@ -1,6 +1,6 @@
 import HeraldCore
+import HeraldHTTP2
 import NIOCore
-import NIOHTTP2
 
 /// Serves the provider API on one HTTP/2 connection, reading and writing the frames itself.
 ///

@@ -1,5 +1,5 @@
 import HeraldCore
-import NIOHTTP2
+import HeraldHTTP2
 import Prometheus
 
 /// The provider API's Prometheus metrics (docs/metrics.md): accepted and rejected requests, the accept

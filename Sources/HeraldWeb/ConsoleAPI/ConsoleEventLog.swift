@@ -1,21 +1,12 @@
 import HeraldCore
+import HeraldDeviceLink
 import NIOCore
 import Synchronization
 
 /// One live update for the web console (`GET /api/v1/events`).
 public struct ConsoleEvent: Sendable, Hashable {
-    /// What changed.
-    public enum Change: Sendable, Hashable {
-        /// A device sent a new screen.
-        case screen(deviceID: String)
-        /// A trace event was recorded for a notification (`accepted`, `sent`, `displayed`, …).
-        case trace(apnsID: NotificationID, event: String)
-        /// A device connected or disconnected.
-        case device(deviceID: String, online: Bool)
-        /// Another node of a cluster had more events than it relays (docs/cluster.md, "The console"): `lost` of them
-        /// did not reach this node, so a reader refreshes everything.
-        case resync(lost: Int)
-    }
+    /// What changed (in HeraldDeviceLink, whose console relay messages carry it between a cluster's nodes).
+    public typealias Change = ConsoleChange
 
     /// Its number: 1 for the first event of the process, one more for each later one.
     public var sequence: UInt64

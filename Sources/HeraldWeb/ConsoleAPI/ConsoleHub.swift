@@ -17,20 +17,8 @@ public final class ConsoleHub: Sendable {
         public var updatedAtMilliseconds: Int64
     }
 
-    /// How an interaction went.
-    public enum InteractionOutcome: Sendable, Hashable {
-        /// The device ran it.
-        case done
-        /// The device refused it, with its message.
-        case refused(String)
-        /// The device has no open device link.
-        case offline
-        /// No `interacted` came in time.
-        case timedOut
-        /// On a cluster node: the interaction could not be handed to the node holding the device's link (the store did
-        /// not answer, the interaction is too large to relay, or that node runs too many already), with why.
-        case unreachable(String)
-    }
+    /// How an interaction went (in HeraldDeviceLink, whose console relay messages carry it between a cluster's nodes).
+    public typealias InteractionOutcome = ConsoleInteractionOutcome
 
     private struct State {
         var screens: [String: Screen] = [:]

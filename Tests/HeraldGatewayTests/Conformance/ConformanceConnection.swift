@@ -1,6 +1,6 @@
+import HeraldHTTP2
 import NIOCore
 import NIOEmbedded
-import NIOHTTP2
 import Testing
 
 @testable import HeraldGateway

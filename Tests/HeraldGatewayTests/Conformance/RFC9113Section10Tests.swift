@@ -1,7 +1,7 @@
+import HeraldHTTP2
 import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
-import NIOHTTP2
 import Testing
 
 @testable import HeraldGateway

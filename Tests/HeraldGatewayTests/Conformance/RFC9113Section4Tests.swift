@@ -1,6 +1,6 @@
+import HeraldHTTP2
 import HeraldTestTiers
 import NIOCore
-import NIOHTTP2
 import Testing
 
 @testable import HeraldGateway

@@ -1,8 +1,9 @@
 import Dispatch
+import HeraldHTTP2
+import HeraldTestSupport
 import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
-import NIOHTTP2
 import Testing
 
 @testable import HeraldGateway

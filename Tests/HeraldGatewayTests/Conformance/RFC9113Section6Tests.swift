@@ -1,6 +1,7 @@
+import HeraldHTTP2
+import HeraldTestSupport
 import HeraldTestTiers
 import NIOCore
-import NIOHTTP2
 import Testing
 
 @testable import HeraldGateway

@@ -1,11 +1,12 @@
 import Foundation
 import HeraldAuth
 import HeraldCore
+import HeraldHTTP2
 import HeraldStore
+import HeraldTestSupport
 import NIOCore
 import NIOEmbedded
 import NIOHPACK
-import NIOHTTP2
 import Prometheus
 
 @testable import HeraldGateway

@@ -1,9 +1,10 @@
 import Dispatch
 import HeraldCore
+import HeraldHTTP2
+import HeraldTestSupport
 import HeraldTestTiers
 import NIOCore
 import NIOEmbedded
-import NIOHTTP2
 import Testing
 
 @testable import HeraldGateway

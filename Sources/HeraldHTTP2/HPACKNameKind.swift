@@ -2,7 +2,7 @@
 ///
 /// Why a kind and not the name: the decoder already has every name in hand (and table entries keep their kind), so
 /// the connection checks a request's fields by a byte compare, not by reading names again.
-enum HPACKNameKind: UInt8, Sendable {
+public enum HPACKNameKind: UInt8, Sendable {
     /// A lowercase field name that is not connection-specific.
     case regular
     /// `te`: allowed only with the value `trailers` (§8.2.2).
@@ -12,16 +12,20 @@ enum HPACKNameKind: UInt8, Sendable {
     /// A name a request may not carry: upper case or other invalid octets (§8.2.1), a connection-specific field
     /// (§8.2.2), or a pseudo-header that is unknown or belongs to responses (§8.3).
     case malformed
+    /// `:method`.
     case method
+    /// `:scheme`.
     case scheme
+    /// `:authority`.
     case authority
+    /// `:path`.
     case path
 
     /// Whether this is one of the request pseudo-header fields (§8.3.1).
-    var isPseudo: Bool { rawValue >= HPACKNameKind.method.rawValue }
+    public var isPseudo: Bool { rawValue >= HPACKNameKind.method.rawValue }
 
     /// The kind of a field name given as octets.
-    init(name: some Collection<UInt8>) {
+    public init(name: some Collection<UInt8>) {
         guard let first = name.first else {
             self = .malformed
             return

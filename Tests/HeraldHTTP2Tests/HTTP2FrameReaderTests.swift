@@ -1,9 +1,7 @@
+import HeraldHTTP2
 import HeraldTestTiers
 import NIOCore
-import NIOHTTP2
 import Testing
-
-@testable import HeraldGateway
 
 /// Tier 1: the frame reader on byte strings.
 @Suite("HTTP/2 frame reader", .tier(.unit))
@@ -13,7 +11,7 @@ struct HTTP2FrameReaderTests {
         var bytes = ByteBuffer(bytes: HTTP2FrameReader.preface)
         bytes.writeSettingsFrame([.init(parameter: 0x4, value: 0)])
         bytes.writeFrame(type: 0x6, streamID: 0, payload: [1, 2, 3, 4, 5, 6, 7, 8])
-        var reader = HTTP2FrameReader()
+        var reader = HTTP2FrameReader(maximumHeaderBlockSize: 32_000, maximumContinuationFrames: 64)
         var frames: [HTTP2InboundFrame] = []
         for byte in bytes.readableBytesView {
             reader.append(ByteBuffer(bytes: [byte]))
@@ -24,14 +22,14 @@ struct HTTP2FrameReaderTests {
 
     @Test("a wrong preface ends the connection without GOAWAY")
     func badPreface() {
-        var reader = HTTP2FrameReader()
+        var reader = HTTP2FrameReader(maximumHeaderBlockSize: 32_000, maximumContinuationFrames: 64)
         reader.append(ByteBuffer(string: "GET / HTTP/1.1\r\nHost: example.com\r\n"))
         #expect(throws: HTTP2ConnectionError.badPreface) { try reader.next() }
     }
 
     @Test("the first frame after the preface must be SETTINGS")
     func settingsFirst() {
-        var reader = HTTP2FrameReader()
+        var reader = HTTP2FrameReader(maximumHeaderBlockSize: 32_000, maximumContinuationFrames: 64)
         var bytes = ByteBuffer(bytes: HTTP2FrameReader.preface)
         bytes.writeFrame(type: 0x6, streamID: 0, payload: [UInt8](repeating: 0, count: 8))
         reader.append(bytes)
@@ -153,9 +151,7 @@ struct HTTP2FrameReaderTests {
 
     @Test("CONTINUATION frames are counted: the configured number is read, one more is ENHANCE_YOUR_CALM")
     func continuationCount() throws {
-        var limits = GatewayConfiguration.Limits()
-        limits.maximumContinuationFrames = 2
-        var reader = Self.started(limits: limits)
+        var reader = Self.started(maximumContinuationFrames: 2)
         reader.append(frame(type: 0x1, streamID: 1, payload: [0x82]))
         reader.append(frame(type: 0x9, streamID: 1, payload: []))
         reader.append(frame(type: 0x9, flags: 0x4, streamID: 1, payload: [0x84]))
@@ -174,9 +170,13 @@ struct HTTP2FrameReaderTests {
         #expect(try reader.next() == .rejectedHeaders(streamID: 7, block: ByteBuffer(bytes: [0x82]), errorCode: .protocolError))
     }
 
-    /// A reader past the preface and the first SETTINGS.
-    static func started(limits: GatewayConfiguration.Limits = .init()) -> HTTP2FrameReader {
-        var reader = HTTP2FrameReader(expectingPreface: false, limits: limits)
+    /// A reader past the preface and the first SETTINGS, with the gateway's default limits unless told.
+    static func started(maximumContinuationFrames: Int = 64) -> HTTP2FrameReader {
+        var reader = HTTP2FrameReader(
+            expectingPreface: false,
+            maximumHeaderBlockSize: 32_000,
+            maximumContinuationFrames: maximumContinuationFrames
+        )
         var settings = ByteBuffer()
         settings.writeSettingsFrame([])
         reader.append(settings)

@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldDeviceLink
 
 /// A message between the web consoles of a cluster's nodes (docs/cluster.md, "The console"): a JSON object that the
 /// store carries to every node, each keeping what is for it.
@@ -13,21 +12,21 @@ import HeraldDeviceLink
 ///   events too.
 ///
 /// Reading is strict and bounded: a message that is not one of these, or over ``maximumBytes``, is `nil`.
-enum ConsoleRelayMessage: Sendable, Hashable {
+public enum ConsoleRelayMessage: Sendable, Hashable {
     /// Live events of the node `from`.
-    case events(from: String, [ConsoleEvent.Change], lost: Int)
+    case events(from: String, [ConsoleChange], lost: Int)
     /// An interaction for a device whose link `to` holds.
     case interact(from: String, to: String, reference: String, deviceID: String, interaction: DeviceLinkInteraction)
     /// How an interaction went, for the node `to` that asked.
-    case interacted(from: String, to: String, reference: String, outcome: ConsoleHub.InteractionOutcome)
+    case interacted(from: String, to: String, reference: String, outcome: ConsoleInteractionOutcome)
     /// A console reads the live events of the node `from`.
     case watching(from: String)
 
     /// The most bytes a message read is allowed (more than any store carries).
-    static let maximumBytes = 64 * 1024
+    public static let maximumBytes = 64 * 1024
 
     /// The message's text.
-    var text: String {
+    public var text: String {
         var writer = JSONTextWriter()
         writer.beginObject()
         switch self {
@@ -69,7 +68,7 @@ enum ConsoleRelayMessage: Sendable, Hashable {
 
     /// One event of an `events` message: its JSON array. A `resync` is never relayed (it is what a node makes of a
     /// `lost` count); it encodes as an empty array, which readers skip.
-    static func event(_ change: ConsoleEvent.Change) -> [UInt8] {
+    public static func event(_ change: ConsoleChange) -> [UInt8] {
         var writer = JSONTextWriter(capacity: 64)
         writer.beginArray()
         switch change {
@@ -91,7 +90,7 @@ enum ConsoleRelayMessage: Sendable, Hashable {
     }
 
     /// Reads a message; `nil` for anything that is not one.
-    init?(text: String) {
+    public init?(text: String) {
         guard text.utf8.count <= Self.maximumBytes,
             let object = (try? JSONParser.parse(text.utf8))?.dictionaryValue,
             let from = object["from"]?.stringValue
@@ -128,7 +127,7 @@ enum ConsoleRelayMessage: Sendable, Hashable {
 
     /// One event of an `events` message, or `nil` for one this node does not read (skipped, not fatal: a newer node
     /// may send more kinds).
-    private static func change(_ value: JSONValue) -> ConsoleEvent.Change? {
+    private static func change(_ value: JSONValue) -> ConsoleChange? {
         guard let fields = value.arrayValue, let kind = fields.first?.stringValue, fields.count >= 2,
             let subject = fields[1].stringValue
         else { return nil }

@@ -1,8 +1,7 @@
 import NIOCore
-import NIOHTTP2
 
 /// One frame a client sent, checked for the layout rules of RFC 9113 §6; payloads are slices of the read buffer.
-enum HTTP2InboundFrame: Equatable {
+public enum HTTP2InboundFrame: Equatable, Sendable {
     /// DATA without its padding; `flowControlledLength` is the whole frame payload, padding included (§6.9.1).
     case data(streamID: UInt32, endStream: Bool, payload: ByteBuffer, flowControlledLength: Int)
     /// A whole header block: HEADERS and its CONTINUATION frames joined, padding and priority removed.
@@ -10,11 +9,17 @@ enum HTTP2InboundFrame: Equatable {
     /// A whole header block whose frame broke a stream rule (a HEADERS depending on its own stream, §5.3.1): the
     /// block is still decoded, to keep the HPACK table in step, then the stream is reset with `errorCode`.
     case rejectedHeaders(streamID: UInt32, block: ByteBuffer, errorCode: HTTP2ErrorCode)
+    /// RST_STREAM (§6.4).
     case rstStream(streamID: UInt32, errorCode: HTTP2ErrorCode)
+    /// SETTINGS with its parameters in the order sent, checked against §6.5.2's value ranges.
     case settings([Setting])
+    /// A SETTINGS acknowledgement (§6.5).
     case settingsAck
+    /// PING (§6.7).
     case ping(ack: Bool, opaqueData: UInt64)
+    /// GOAWAY (§6.8); `debugData` is a slice of the read buffer.
     case goAway(lastStreamID: UInt32, errorCode: HTTP2ErrorCode, debugData: ByteBuffer)
+    /// WINDOW_UPDATE with a non-zero increment (§6.9); stream 0 is the connection.
     case windowUpdate(streamID: UInt32, increment: Int)
     /// A stream error found while reading (a malformed or self-dependent PRIORITY, a zero stream WINDOW_UPDATE):
     /// RST_STREAM it.
@@ -23,29 +28,42 @@ enum HTTP2InboundFrame: Equatable {
     case ignored
 
     /// One SETTINGS parameter as sent.
-    struct Setting: Equatable {
-        var parameter: UInt16
-        var value: UInt32
+    public struct Setting: Equatable, Sendable {
+        /// The parameter's identifier (§6.5.2: 0x1 header table size … 0x6 max header list size).
+        public var parameter: UInt16
+        /// Its value.
+        public var value: UInt32
+
+        /// A parameter and its value.
+        public init(parameter: UInt16, value: UInt32) {
+            self.parameter = parameter
+            self.value = value
+        }
     }
 }
 
 /// Why a connection must end: a GOAWAY with `code`, or just a close for a client that is not speaking HTTP/2.
-enum HTTP2ConnectionError: Error, Equatable {
+public enum HTTP2ConnectionError: Error, Equatable, Sendable {
+    /// A connection error (§5.4.1): GOAWAY with this code, then close.
     case goAway(HTTP2ErrorCode)
     /// A bound of docs/provider-api.md "Limits" tripped: GOAWAY ENHANCE_YOUR_CALM, and the limit in the log.
     case limitExceeded(ConnectionLimit)
+    /// The first bytes are not the client preface (§3.4): close without a frame.
     case badPreface
 }
 
 /// The per-connection bounds whose breach ends a provider connection (`GatewayConfiguration.Limits`), with the value
 /// in force.
-enum ConnectionLimit: Equatable, CustomStringConvertible {
+public enum ConnectionLimit: Equatable, Sendable, CustomStringConvertible {
+    /// A header block (HEADERS and its CONTINUATION frames) larger than this many octets.
     case headerBlockSize(Int)
+    /// More than this many CONTINUATION frames in one header block.
     case continuationFrames(Int)
+    /// More than this many control frames waiting while the client does not read (counted by the connection).
     case pendingControlFrames(Int)
 
     /// `maximumHeaderBlockSize=32000`: the setting's name and value, as the log gives it.
-    var description: String {
+    public var description: String {
         switch self {
         case .headerBlockSize(let value): "maximumHeaderBlockSize=\(value)"
         case .continuationFrames(let value): "maximumContinuationFrames=\(value)"
@@ -58,16 +76,17 @@ enum ConnectionLimit: Equatable, CustomStringConvertible {
 ///
 /// Why a separate value: the layout rules (lengths, stream 0 or not, padding, CONTINUATION sequences) are pure and
 /// tested on byte strings; the connection only sees frames that passed them.
-struct HTTP2FrameReader {
-    static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+public struct HTTP2FrameReader: Sendable {
+    /// The client connection preface (§3.4).
+    public static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     /// SETTINGS_MAX_FRAME_SIZE as we advertise it (the protocol's initial value, never changed).
-    static let maximumFrameSize = 16_384
+    public static let maximumFrameSize = 16_384
 
     /// The largest header block accepted across HEADERS and CONTINUATION frames, checked as each frame arrives: a
     /// bound on what one stream can make the server buffer before decoding.
-    let maximumHeaderBlockSize: Int
+    public let maximumHeaderBlockSize: Int
     /// CONTINUATION frames accepted in one header block.
-    let maximumContinuationFrames: Int
+    public let maximumContinuationFrames: Int
     private var buffer: ByteBuffer?
     private var prefaceSeen = false
     private var settingsSeen = false
@@ -82,14 +101,15 @@ struct HTTP2FrameReader {
         var errorCode: HTTP2ErrorCode?
     }
 
-    init(expectingPreface: Bool = true, limits: GatewayConfiguration.Limits = .init()) {
+    /// A reader for one connection; `expectingPreface: false` starts after the client preface (a peer's view, tests).
+    public init(expectingPreface: Bool = true, maximumHeaderBlockSize: Int, maximumContinuationFrames: Int) {
         prefaceSeen = !expectingPreface
-        maximumHeaderBlockSize = limits.maximumHeaderBlockSize
-        maximumContinuationFrames = limits.maximumContinuationFrames
+        self.maximumHeaderBlockSize = maximumHeaderBlockSize
+        self.maximumContinuationFrames = maximumContinuationFrames
     }
 
     /// The storage the reader holds for bytes not yet made into frames (for tests of its bound).
-    var bufferedCapacity: Int { buffer?.capacity ?? 0 }
+    public var bufferedCapacity: Int { buffer?.capacity ?? 0 }
 
     /// Adds bytes read from the connection.
     ///
@@ -97,7 +117,7 @@ struct HTTP2FrameReader {
     /// the buffer kept every octet the connection had sent for as long as each read ended mid-frame, which a client
     /// sending large frames back to back keeps true: 999 header blocks of 60 KB grew the server by 33 MB (peak
     /// +91 MB) on one connection (bench/limits).
-    mutating func append(_ bytes: ByteBuffer) {
+    public mutating func append(_ bytes: ByteBuffer) {
         if buffer == nil || buffer?.readableBytes == 0 {
             buffer = bytes
         } else {
@@ -107,7 +127,7 @@ struct HTTP2FrameReader {
     }
 
     /// The next whole frame, or nil until more bytes arrive.
-    mutating func next() throws(HTTP2ConnectionError) -> HTTP2InboundFrame? {
+    public mutating func next() throws(HTTP2ConnectionError) -> HTTP2InboundFrame? {
         guard var bytes = buffer else { return nil }
         buffer = nil
         defer { if bytes.readableBytes > 0 { buffer = bytes } }

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldCore
 
 /// A `.apns` file, as `xcrun simctl push` reads it: a JSON payload whose top-level `"Simulator Target Bundle"` key
 /// names the app it is for.

@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldProviderClient
 import HeraldTestTiers
 import Testing
 

@@ -2,9 +2,10 @@
 ///
 /// Why a value of its own: the rules are pure and tested on fields, and the connection only asks for the outcome.
 /// Each field costs a few comparisons of its precomputed `HPACKNameKind`; nothing is allocated.
-struct HTTP2HeaderListCheck {
+public struct HTTP2HeaderListCheck: Sendable {
     /// What the connection does with the request.
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
+        /// The request may be served.
         case valid
         /// Malformed (§8.1.1): a stream error of type PROTOCOL_ERROR.
         case malformed
@@ -12,26 +13,29 @@ struct HTTP2HeaderListCheck {
         case tooLarge
     }
 
-    let maximumListSize: Int
+    /// SETTINGS_MAX_HEADER_LIST_SIZE as advertised.
+    public let maximumListSize: Int
     /// A second header block on a stream: a trailer section, where pseudo-headers are not allowed (§8.1).
-    let isTrailers: Bool
+    public let isTrailers: Bool
     /// The header list size so far: decoded names and values plus 32 octets a field (§6.5.2).
-    private(set) var listSize = 0
+    public private(set) var listSize = 0
     /// The request's `content-length`, which the DATA payloads must add up to (§8.1.1); nil when not sent.
-    private(set) var contentLength: Int?
+    public private(set) var contentLength: Int?
     private var pseudoSeen: UInt8 = 0
     private var regularSeen = false
     private var malformed = false
 
-    init(maximumListSize: Int, isTrailers: Bool) {
+    /// A check for one header block.
+    public init(maximumListSize: Int, isTrailers: Bool) {
         self.maximumListSize = maximumListSize
         self.isTrailers = isTrailers
     }
 
     /// Whether the fields so far still fit the advertised list size (the connection keeps no value beyond it).
-    var withinListSize: Bool { listSize <= maximumListSize }
+    public var withinListSize: Bool { listSize <= maximumListSize }
 
-    mutating func add(_ field: HPACKField) {
+    /// Applies the rules to the next decoded field.
+    public mutating func add(_ field: HPACKField) {
         listSize += field.size
         switch field.nameKind {
         case .regular:
@@ -84,7 +88,7 @@ struct HTTP2HeaderListCheck {
     }
 
     /// The verdict once the whole block is decoded.
-    var outcome: Outcome {
+    public var outcome: Outcome {
         guard withinListSize else { return .tooLarge }
         guard !malformed else { return .malformed }
         // §8.3.1: a request carries :method, :scheme and :path (CONNECT aside, which the provider API does not serve).

@@ -1,6 +1,7 @@
 /// The 61 entries of HPACK's static table (RFC 7541 Appendix A), index 1 first.
-enum HPACKStaticTable {
-    static let entries: [(name: String, value: String)] = [
+public enum HPACKStaticTable {
+    /// Name and value of each entry; index `i` is `entries[i - 1]`.
+    public static let entries: [(name: String, value: String)] = [
         (":authority", ""), (":method", "GET"), (":method", "POST"), (":path", "/"), (":path", "/index.html"),
         (":scheme", "http"), (":scheme", "https"), (":status", "200"), (":status", "204"), (":status", "206"),
         (":status", "304"), (":status", "400"), (":status", "404"), (":status", "500"), ("accept-charset", ""),
@@ -17,7 +18,7 @@ enum HPACKStaticTable {
     ]
 
     /// The static index of `:status` with `code`, for the codes that have one.
-    static func statusIndex(_ code: Int) -> Int? {
+    public static func statusIndex(_ code: Int) -> Int? {
         switch code {
         case 200: 8
         case 204: 9
@@ -30,7 +31,8 @@ enum HPACKStaticTable {
         }
     }
 
-    /// The static index of the name `:status` and of `content-type`, for literals with an indexed name.
-    static let statusNameIndex = 8
-    static let contentTypeNameIndex = 31
+    /// The static index of the name `:status`, for literals with an indexed name.
+    public static let statusNameIndex = 8
+    /// The static index of the name `content-type`, for literals with an indexed name.
+    public static let contentTypeNameIndex = 31
 }

@@ -1,11 +1,11 @@
 import NIOCore
-import NIOHTTP2
 
 /// Writes the server's frames (RFC 9113 §6) straight into an outbound buffer.
 ///
 /// Why one buffer: the frames of one read or one group commit leave in a single write, not one write per frame.
 extension ByteBuffer {
-    mutating func writeFrameHeader(length: Int, type: UInt8, flags: UInt8 = 0, streamID: UInt32) {
+    /// A frame header (§4.1); the reserved bit of the stream id is cleared.
+    public mutating func writeFrameHeader(length: Int, type: UInt8, flags: UInt8 = 0, streamID: UInt32) {
         writeInteger(UInt8(truncatingIfNeeded: length >> 16))
         writeInteger(UInt16(truncatingIfNeeded: length))
         writeInteger(type)
@@ -13,7 +13,8 @@ extension ByteBuffer {
         writeInteger(streamID & 0x7FFF_FFFF)
     }
 
-    mutating func writeSettingsFrame(_ settings: [HTTP2InboundFrame.Setting]) {
+    /// A SETTINGS frame with `settings` in order (§6.5).
+    public mutating func writeSettingsFrame(_ settings: [HTTP2InboundFrame.Setting]) {
         writeFrameHeader(length: settings.count * 6, type: 0x4, streamID: 0)
         for setting in settings {
             writeInteger(setting.parameter)
@@ -21,39 +22,45 @@ extension ByteBuffer {
         }
     }
 
-    mutating func writeSettingsAckFrame() {
+    /// A SETTINGS acknowledgement (§6.5.3).
+    public mutating func writeSettingsAckFrame() {
         writeFrameHeader(length: 0, type: 0x4, flags: 0x1, streamID: 0)
     }
 
-    mutating func writePingAckFrame(opaqueData: UInt64) {
+    /// A PING with ACK echoing `opaqueData` (§6.7).
+    public mutating func writePingAckFrame(opaqueData: UInt64) {
         writeFrameHeader(length: 8, type: 0x6, flags: 0x1, streamID: 0)
         writeInteger(opaqueData)
     }
 
-    mutating func writeWindowUpdateFrame(streamID: UInt32, increment: Int) {
+    /// A WINDOW_UPDATE (§6.9); stream 0 is the connection's window.
+    public mutating func writeWindowUpdateFrame(streamID: UInt32, increment: Int) {
         writeFrameHeader(length: 4, type: 0x8, streamID: streamID)
         writeInteger(UInt32(truncatingIfNeeded: increment) & 0x7FFF_FFFF)
     }
 
-    mutating func writeRSTStreamFrame(streamID: UInt32, errorCode: HTTP2ErrorCode) {
+    /// A RST_STREAM (§6.4).
+    public mutating func writeRSTStreamFrame(streamID: UInt32, errorCode: HTTP2ErrorCode) {
         writeFrameHeader(length: 4, type: 0x3, streamID: streamID)
         writeInteger(UInt32(truncatingIfNeeded: errorCode.networkCode))
     }
 
-    mutating func writeGoAwayFrame(lastStreamID: UInt32, errorCode: HTTP2ErrorCode, debugData: [UInt8] = []) {
+    /// A GOAWAY (§6.8).
+    public mutating func writeGoAwayFrame(lastStreamID: UInt32, errorCode: HTTP2ErrorCode, debugData: [UInt8] = []) {
         writeFrameHeader(length: 8 + debugData.count, type: 0x7, streamID: 0)
         writeInteger(lastStreamID & 0x7FFF_FFFF)
         writeInteger(UInt32(truncatingIfNeeded: errorCode.networkCode))
         writeBytes(debugData)
     }
 
-    mutating func writeDataFrame(streamID: UInt32, bytes: ArraySlice<UInt8>, endStream: Bool) {
+    /// A DATA frame without padding (§6.1).
+    public mutating func writeDataFrame(streamID: UInt32, bytes: ArraySlice<UInt8>, endStream: Bool) {
         writeFrameHeader(length: bytes.count, type: 0x0, flags: endStream ? 0x1 : 0, streamID: streamID)
         writeBytes(bytes)
     }
 
     /// A HEADERS frame with END_HEADERS whose block is written by `block`; the length is filled in afterwards.
-    mutating func writeHeadersFrame(streamID: UInt32, endStream: Bool, block: (inout ByteBuffer) -> Void) {
+    public mutating func writeHeadersFrame(streamID: UInt32, endStream: Bool, block: (inout ByteBuffer) -> Void) {
         let start = writerIndex
         writeFrameHeader(length: 0, type: 0x1, flags: 0x4 | (endStream ? 0x1 : 0), streamID: streamID)
         block(&self)
@@ -67,8 +74,9 @@ extension ByteBuffer {
 ///
 /// `:status` is a static index when it has one and a literal with its name indexed otherwise; the other fields are
 /// literals without indexing. So the encoder keeps no state and the peer's SETTINGS_HEADER_TABLE_SIZE never matters.
-enum HPACKResponseEncoder {
-    static func writeStatus(_ status: Int, into buffer: inout ByteBuffer) {
+public enum HPACKResponseEncoder {
+    /// `:status` (§6.1 indexed field, or §6.2.2 with the name indexed).
+    public static func writeStatus(_ status: Int, into buffer: inout ByteBuffer) {
         if let index = HPACKStaticTable.statusIndex(status) {
             writeInteger(index, prefix: 7, flags: 0x80, into: &buffer)
         } else {
@@ -77,13 +85,13 @@ enum HPACKResponseEncoder {
     }
 
     /// A literal without indexing whose name is in the static table (§6.2.2, indexed name).
-    static func writeLiteral(nameIndex: Int, value: some Collection<UInt8>, into buffer: inout ByteBuffer) {
+    public static func writeLiteral(nameIndex: Int, value: some Collection<UInt8>, into buffer: inout ByteBuffer) {
         writeInteger(nameIndex, prefix: 4, flags: 0, into: &buffer)
         writeString(value, into: &buffer)
     }
 
     /// A literal without indexing with a literal name (§6.2.2, new name); `name` must be lowercase.
-    static func writeLiteral(name: StaticString, value: some Collection<UInt8>, into buffer: inout ByteBuffer) {
+    public static func writeLiteral(name: StaticString, value: some Collection<UInt8>, into buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(0))
         name.withUTF8Buffer { writeString($0, into: &buffer) }
         writeString(value, into: &buffer)
@@ -95,7 +103,7 @@ enum HPACKResponseEncoder {
     }
 
     /// An integer with an N-bit prefix (§5.1); `flags` are the bits above the prefix.
-    static func writeInteger(_ value: Int, prefix: Int, flags: UInt8, into buffer: inout ByteBuffer) {
+    public static func writeInteger(_ value: Int, prefix: Int, flags: UInt8, into buffer: inout ByteBuffer) {
         let maximum = (1 << prefix) - 1
         guard value >= maximum else {
             buffer.writeInteger(flags | UInt8(value))

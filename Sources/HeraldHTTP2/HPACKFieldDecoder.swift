@@ -5,17 +5,27 @@ import NIOCore
 ///
 /// Why three forms: the fields Herald reads become `String` once (and, from the dynamic table, never again); the
 /// fields it ignores stay a slice of the block and are decoded only if someone asks (tests do, the server does not).
-struct HPACKString: Sendable {
-    enum Storage: Sendable {
+public struct HPACKString: Sendable {
+    /// The string's form.
+    public enum Storage: Sendable {
+        /// Decoded, as text.
         case text(String)
+        /// Decoded octets.
         case bytes([UInt8])
+        /// A slice of the header block, Huffman-coded or not (RFC 7541 §5.2).
         case encoded(ByteBuffer, huffman: Bool)
     }
 
-    var storage: Storage
+    /// The string's form.
+    public var storage: Storage
+
+    /// A string in the given form.
+    public init(storage: Storage) {
+        self.storage = storage
+    }
 
     /// The decoded octets.
-    func decodedBytes() throws(HPACKError) -> [UInt8] {
+    public func decodedBytes() throws(HPACKError) -> [UInt8] {
         switch storage {
         case .text(let text): return Array(text.utf8)
         case .bytes(let bytes): return bytes
@@ -29,13 +39,13 @@ struct HPACKString: Sendable {
     }
 
     /// The number of decoded octets; a Huffman string is checked on the way (RFC 7541 §5.2) but not kept.
-    func decodedLength() throws(HPACKError) -> Int {
+    public func decodedLength() throws(HPACKError) -> Int {
         guard case .encoded(let buffer, huffman: true) = storage else { return storedLength }
         return try HPACKHuffman.decodedLength(buffer.readableBytesView)
     }
 
     /// The decoded octets as text (invalid UTF-8 is repaired, as for any header value).
-    func text() throws(HPACKError) -> String {
+    public func text() throws(HPACKError) -> String {
         switch storage {
         case .text(let text): return text
         case .encoded(let buffer, huffman: false): return String(buffer: buffer)
@@ -54,24 +64,35 @@ struct HPACKString: Sendable {
 }
 
 /// One decoded header field.
-struct HPACKField: Sendable {
+public struct HPACKField: Sendable {
     /// Which of the provider API's headers this is; when set, `value` is `.text`.
-    var known: ProviderRequestHead.Field?
-    var name: HPACKString
-    var value: HPACKString
+    public var known: ProviderRequestHead.Field?
+    /// The field's name.
+    public var name: HPACKString
+    /// The field's value.
+    public var value: HPACKString
     /// What the name is to HTTP/2's message rules.
-    var nameKind: HPACKNameKind
+    public var nameKind: HPACKNameKind
     /// Decoded name and value octets plus 32: what the field counts towards SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113
     /// §6.5.2, RFC 7541 §4.1).
-    var size: Int
+    public var size: Int
+
+    /// A field as the decoder hands it out.
+    public init(known: ProviderRequestHead.Field?, name: HPACKString, value: HPACKString, nameKind: HPACKNameKind, size: Int) {
+        self.known = known
+        self.name = name
+        self.value = value
+        self.nameKind = nameKind
+        self.size = size
+    }
 }
 
 /// Decodes the header blocks of one connection's requests (RFC 7541), keeping the dynamic table.
 ///
 /// Table entries keep their decoded form: an indexed field, the usual case once a client has sent a header (h2load,
 /// nghttp2, curl and python-h2 index `authorization`, `apns-topic`, `:path`), costs a table lookup and no allocation.
-struct HPACKFieldDecoder {
-    private struct Entry {
+public struct HPACKFieldDecoder: Sendable {
+    private struct Entry: Sendable {
         var known: ProviderRequestHead.Field?
         var name: HPACKString
         var value: HPACKString
@@ -81,9 +102,11 @@ struct HPACKFieldDecoder {
     }
 
     /// The table size limit we advertised (SETTINGS_HEADER_TABLE_SIZE); size updates may not exceed it.
-    let maximumTableSizeLimit: Int
-    private(set) var maximumTableSize: Int
-    private(set) var tableSize = 0
+    public let maximumTableSizeLimit: Int
+    /// The table size in force: the limit, or less after a size update (§6.3).
+    public private(set) var maximumTableSize: Int
+    /// The dynamic table's size: its entries' octets plus 32 each (§4.1).
+    public private(set) var tableSize = 0
     /// The last `authorization` sent as a literal: its encoded octets and its text (see `authorizationText`).
     private var lastAuthorization: (encoded: [UInt8], huffman: Bool, text: String)?
     /// Newest first, so that dynamic index 62 is `dynamicTable[0]`.
@@ -99,16 +122,19 @@ struct HPACKFieldDecoder {
         )
     }
 
-    init(maximumTableSize: Int = 4096) {
+    /// A decoder with an empty dynamic table; `maximumTableSize` is the SETTINGS_HEADER_TABLE_SIZE advertised.
+    public init(maximumTableSize: Int = 4096) {
         self.maximumTableSizeLimit = maximumTableSize
         self.maximumTableSize = maximumTableSize
     }
 
     /// The number of entries in the dynamic table.
-    var dynamicEntryCount: Int { dynamicTable.count }
+    public var dynamicEntryCount: Int { dynamicTable.count }
 
     /// Decodes a whole header block, calling `field` for each field in order.
-    mutating func decode(_ block: ByteBuffer, field: (HPACKField) -> Void) throws(HPACKError) {
+    ///
+    /// - Throws: ``HPACKError`` for a block that cannot be decoded: a connection error COMPRESSION_ERROR.
+    public mutating func decode(_ block: ByteBuffer, field: (HPACKField) -> Void) throws(HPACKError) {
         var block = block
         var sawField = false
         while let first = block.readInteger(as: UInt8.self) {
@@ -216,7 +242,7 @@ struct HPACKFieldDecoder {
     }
 
     /// Reads an integer with an N-bit prefix (§5.1) whose first octet is `first`.
-    static func readInteger(first: UInt8, prefix: Int, from block: inout ByteBuffer) throws(HPACKError) -> Int {
+    public static func readInteger(first: UInt8, prefix: Int, from block: inout ByteBuffer) throws(HPACKError) -> Int {
         let mask = UInt8((1 << prefix) - 1)
         var value = Int(first & mask)
         guard value == Int(mask) else { return value }
@@ -232,7 +258,7 @@ struct HPACKFieldDecoder {
     }
 
     /// Reads a string literal (§5.2) as a slice of the block, not yet decoded.
-    static func readString(from block: inout ByteBuffer) throws(HPACKError) -> HPACKString {
+    public static func readString(from block: inout ByteBuffer) throws(HPACKError) -> HPACKString {
         guard let first = block.readInteger(as: UInt8.self) else { throw HPACKError("truncated string") }
         let length = try readInteger(first: first, prefix: 7, from: &block)
         guard let slice = block.readSlice(length: length) else { throw HPACKError("string longer than the block") }

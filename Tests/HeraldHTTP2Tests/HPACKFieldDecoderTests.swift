@@ -1,10 +1,9 @@
 import HeraldCore
+import HeraldHTTP2
 import HeraldTestTiers
 import NIOCore
 import NIOHPACK
 import Testing
-
-@testable import HeraldGateway
 
 /// Tier 1: the HPACK decoder against RFC 7541 Appendix C, and malformed blocks.
 @Suite("HPACK decoder", .tier(.unit))

@@ -4,12 +4,12 @@
 /// lengths. Decoding goes four bits at a time through a table built from them once (the approach of nghttp2's
 /// decoder): `authorization` is sent as a never-indexed Huffman literal by common clients, so every request
 /// decodes a JWT.
-enum HPACKHuffman {
+public enum HPACKHuffman {
     /// Appends the decoded bytes of `encoded` to `output`.
     ///
     /// Throws for the EOS symbol inside a string and for padding that is longer than 7 bits or not all ones
     /// (RFC 7541 §5.2), which a decoder must treat as a decoding error.
-    static func decode(_ encoded: some Sequence<UInt8>, into output: inout [UInt8]) throws(HPACKError) {
+    public static func decode(_ encoded: some Sequence<UInt8>, into output: inout [UInt8]) throws(HPACKError) {
         let transitions = Self.transitions
         var state = 0
         func step(_ nibble: UInt8) throws(HPACKError) {
@@ -26,7 +26,7 @@ enum HPACKHuffman {
     }
 
     /// The number of octets `encoded` decodes to, checking it as `decode` does but keeping nothing.
-    static func decodedLength(_ encoded: some Sequence<UInt8>) throws(HPACKError) -> Int {
+    public static func decodedLength(_ encoded: some Sequence<UInt8>) throws(HPACKError) -> Int {
         let transitions = Self.transitions
         var state = 0
         var count = 0
@@ -138,11 +138,12 @@ enum HPACKHuffman {
 }
 
 /// A malformed header block: a connection error of type COMPRESSION_ERROR (RFC 7541 §2.1, RFC 9113 §4.3).
-struct HPACKError: Error, Equatable, CustomStringConvertible {
+public struct HPACKError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was wrong, for logs and tests.
-    var description: String
+    public var description: String
 
-    init(_ description: String) {
+    /// An error saying what was wrong.
+    public init(_ description: String) {
         self.description = description
     }
 }
