@@ -22,6 +22,17 @@ let package = Package(
     targets: [
         .target(name: "CLibFuzzer", path: "CLibFuzzer"),
         .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"], path: "Driver"),
+        // What the targets import, for Fuzz/run.sh to build in one go (Dependencies/FuzzDependencies.swift).
+        .target(
+            name: "FuzzDependencies",
+            dependencies: [
+                .product(name: "HeraldAuth", package: herald), .product(name: "HeraldCore", package: herald),
+                .product(name: "HeraldDeviceLink", package: herald), .product(name: "HeraldHTTP2", package: herald),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "Dependencies"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -43,6 +54,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ]
     ),
     ("FuzzConsoleRelay", [.product(name: "HeraldDeviceLink", package: herald)]),
+    ("FuzzHealthAnswer", [.product(name: "HeraldCore", package: herald)]),
 ]
 for fuzzTarget in fuzzTargets {
     package.targets.append(

@@ -14,7 +14,7 @@ ROOT=$PWD
 
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile FuzzDeviceLinkFrames FuzzConsoleRelay)
+ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile FuzzDeviceLinkFrames FuzzConsoleRelay FuzzHealthAnswer)
 if [ "$#" -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 SCRATCH=${FUZZ_SCRATCH:-$ROOT/.build-fuzz}
 OUT=${FUZZ_OUT:-$SCRATCH/out}
@@ -25,10 +25,11 @@ fi
 
 # The largest input each target is given: a frame reader input holds a few frames; payloads and tokens are limited to
 # 4 KB by APNs itself (a VoIP payload may be 5 KB); a header block a client sends is rarely above 4 KB; a device-link
-# frame is a payload and a few hundred bytes around it; a console relay message is at most a NOTIFY payload (8000).
+# frame is a payload and a few hundred bytes around it; a console relay message is at most a NOTIFY payload (8000);
+# herald health reads at most 16 KiB of an answer (HealthAnswer.maximumBytes).
 max_len() {
     case "$1" in
-    FuzzHTTP2Frames) echo 16384 ;;
+    FuzzHTTP2Frames | FuzzHealthAnswer) echo 16384 ;;
     FuzzAPNSFile | FuzzDeviceLinkFrames | FuzzConsoleRelay) echo 8192 ;;
     *) echo 4096 ;;
     esac
@@ -40,14 +41,13 @@ BUILD_FLAGS=(--package-path "$ROOT/Fuzz" -c release --scratch-path "$SCRATCH"
     -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 
 echo "== building ${TARGETS[*]} (release, fuzzer+address) in $SCRATCH"
-if [ "${#TARGETS[@]}" -eq "${#ALL_TARGETS[@]}" ]; then
-    # All of them in one build, so that independent modules compile side by side.
-    swift build "${BUILD_FLAGS[@]}"
-else
-    for target in "${TARGETS[@]}"; do
-        swift build "${BUILD_FLAGS[@]}" --product "$target"
-    done
-fi
+# First every module the targets import, in one build (FuzzDependencies), so that independent modules compile side by
+# side; then each target. A build of the whole fuzz package would also build every product of the root package it
+# names: the server and its tools.
+swift build "${BUILD_FLAGS[@]}" --target FuzzDependencies
+for target in "${TARGETS[@]}"; do
+    swift build "${BUILD_FLAGS[@]}" --product "$target"
+done
 BIN=$(swift build "${BUILD_FLAGS[@]}" --show-bin-path)
 
 failed=()

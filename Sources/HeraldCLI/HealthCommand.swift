@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
 
 #if canImport(Glibc)
 import Glibc
@@ -49,14 +50,11 @@ struct HealthCommand: AsyncParsableCommand {
 /// One HTTP/1.1 GET on a blocking socket, for ``HealthCommand``: small enough to need nothing but the C library, so
 /// that the health check works in an image that holds only the `herald` binary.
 enum HealthProbe {
-    struct Answer: Equatable {
-        var status: Int
-        /// The body, trimmed, at most 512 characters (the health answers are a few dozen).
-        var body: String
-    }
+    /// The status and the start of the body (HeraldCore, where its reading is fuzzed).
+    typealias Answer = HealthAnswer
 
     /// The largest answer read; `/readyz` answers about 100 bytes.
-    static let maximumAnswerBytes = 16_384
+    static let maximumAnswerBytes = HealthAnswer.maximumBytes
 
     static func get(host: String, port: Int, path: String, timeoutSeconds: Int) throws -> Answer {
         guard let list = StreamAddress.lookup(host: host, port: port, passive: false) else {
@@ -98,18 +96,11 @@ enum HealthProbe {
         return try parse(received, from: "\(host):\(port)")
     }
 
-    /// The status and body of an HTTP/1.1 answer (headers skipped; the answers are short and `connection: close`).
+    /// The status and body of an HTTP/1.1 answer; an answer that is not HTTP is a one-line failure naming `peer`.
     static func parse(_ bytes: [UInt8], from peer: String) throws -> Answer {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let statusLine = text.prefix { $0 != "\r" && $0 != "\n" }
-        let fields = statusLine.split(separator: " ", maxSplits: 2)
-        guard fields.count >= 2, fields[0].hasPrefix("HTTP/1."), let status = Int(fields[1]), (100...599).contains(status) else {
+        guard let answer = HealthAnswer(bytes: bytes) else {
             throw CLIFailure("\(peer) did not answer HTTP (is it herald serve's web port?)")
         }
-        var body = ""
-        if let end = text.range(of: "\r\n\r\n") {
-            body = String(text[end.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        return Answer(status: status, body: String(body.prefix(512)))
+        return answer
     }
 }
