@@ -3,6 +3,7 @@
 # of its seed corpus. Only the fuzz package and the modules its targets name are built, not the whole server.
 #
 #   bash Fuzz/run.sh [SECONDS-PER-TARGET] [TARGET...]     # default 60 seconds, all targets
+#   FUZZ_BUILD_ONLY=1 bash Fuzz/run.sh [0 TARGET...]        # build them, run nothing
 #
 # Exits non-zero when a target crashes, leaks, times out or trips a sanitizer, and prints the input that did it
 # (kept under $FUZZ_OUT, by default .build-fuzz/out/<target>/). New corpus entries stay in that scratch copy: the
@@ -49,6 +50,11 @@ for target in "${TARGETS[@]}"; do
     swift build "${BUILD_FLAGS[@]}" --product "$target"
 done
 BIN=$(swift build "${BUILD_FLAGS[@]}" --show-bin-path)
+# FUZZ_BUILD_ONLY=1: build, run nothing (.ci/run builds in the background while the tests run, and fuzzes later).
+if [ "${FUZZ_BUILD_ONLY:-0}" = 1 ]; then
+    echo "== built ${TARGETS[*]} in $BIN"
+    exit 0
+fi
 
 failed=()
 for target in "${TARGETS[@]}"; do

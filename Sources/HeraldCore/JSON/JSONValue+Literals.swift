@@ -23,7 +23,8 @@ extension JSONValue {
 
     /// `value` as an integer, or `null` when it is `nil`.
     public static func nullable(_ value: (some BinaryInteger)?) -> JSONValue {
-        value.map(integer) ?? .null
+        guard let value else { return .null }
+        return integer(value)
     }
 
     /// `value` as an integer: exact for every `Int64` (a `UInt64` above `Int.max` becomes a ``double(_:)``).
