@@ -39,18 +39,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         content: ActivityContent<Activity<Attributes>.ContentState>,
         pushType: PushType? = nil
     ) throws -> Activity<Attributes> {
-        let center = ActivityCenter.current
-        center.register(Attributes.self)
-        let attributesJSON = try encoder.encode(attributes)
-        let id = try center.start(
-            typeName: typeName,
-            attributesJSON: attributesJSON,
-            contentStateJSON: try encoder.encode(content.state),
-            staleDate: content.staleDate,
-            relevanceScore: content.relevanceScore,
-            pushType: pushType
-        )
-        return Activity(id: id, attributesJSON: attributesJSON, center: center)
+        try start(attributes: attributes, content: content, pushType: pushType, scheduled: nil)
     }
 
     /// Starts an activity in a style (iOS 18). Herald shows every style alike; the style is the app's to read back.
@@ -73,6 +62,16 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         alertConfiguration: AlertConfiguration,
         startDate: Date
     ) throws -> Activity<Attributes> {
+        try start(attributes: attributes, content: content, pushType: pushType, scheduled: (startDate, alertConfiguration))
+    }
+
+    /// The requests' one way in: registers the type, then starts the activity now, or at `scheduled`'s date.
+    private static func start(
+        attributes: Attributes,
+        content: ActivityContent<Activity<Attributes>.ContentState>,
+        pushType: PushType?,
+        scheduled: (startDate: Date, alert: AlertConfiguration)?
+    ) throws -> Activity<Attributes> {
         let center = ActivityCenter.current
         center.register(Attributes.self)
         let attributesJSON = try encoder.encode(attributes)
@@ -83,7 +82,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
             staleDate: content.staleDate,
             relevanceScore: content.relevanceScore,
             pushType: pushType,
-            scheduled: (startDate, alertConfiguration)
+            scheduled: scheduled
         )
         return Activity(id: id, attributesJSON: attributesJSON, center: center)
     }
