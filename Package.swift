@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "HeraldAuth", targets: ["HeraldAuth"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldHTTP2", targets: ["HeraldHTTP2"]),
+        .library(name: "HeraldWebPush", targets: ["HeraldWebPush"]),
+        .library(name: "HeraldServiceWorker", targets: ["HeraldServiceWorker"]),
         .library(name: "HeraldProviderClient", targets: ["HeraldProviderClient"]),
         .library(name: "HeraldUserNotifications", targets: ["HeraldUserNotifications"]),
         .library(name: "HeraldActivityKit", targets: ["HeraldActivityKit"]),
@@ -138,6 +140,13 @@ let package = Package(
         // The provider API's HTTP/2 codec: frame reader and writer, HPACK, the header-list rules (RFC 9113, RFC 7541).
         // No connection and no I/O; a target of its own so the gateway and the fuzz targets share it.
         .target(name: "HeraldHTTP2", dependencies: ["HeraldCore", .product(name: "NIOCore", package: "swift-nio")]),
+        // Web push's protocol (docs/web-push.md): the aes128gcm content coding (RFC 8188), message encryption (RFC 8291),
+        // VAPID (RFC 8292) with Apple's rules, and the push service's request rules (RFC 8030). No I/O; the push service
+        // on the provider ports, the simulated web apps and the fuzz targets share it.
+        .target(name: "HeraldWebPush", dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // A web app's service worker, run under Node (docs/web-push.md): the scope Herald gives a site's sw.js, and the
+        // process that runs it for one event at a time.
+        .target(name: "HeraldServiceWorker", dependencies: ["HeraldCore"], resources: [.embedInCode("Scope")]),
         // The HTTP/2 provider API.
         .target(
             name: "HeraldGateway",
@@ -274,6 +283,13 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ]
         ),
+        // Web push's protocol against the RFCs' own examples (RFC 8188, 8291, 8292), Apple's VAPID rules, random round trips.
+        .testTarget(
+            name: "HeraldWebPushTests",
+            dependencies: ["HeraldWebPush", "HeraldCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The service worker scope under a real Node: Examples/WebPush's sw.js and the ways a worker goes wrong.
+        .testTarget(name: "HeraldServiceWorkerTests", dependencies: ["HeraldServiceWorker"]),
         // The test targets' one fixture kit: the notification fixture, withStore, eventually/expectNothing/withDeadline,
         // a local HTTP server, external processes, PostgreSQL, the seeds' fixtures and device-report helpers.
         .target(

@@ -1,4 +1,5 @@
 import Crypto
+import HeraldCore
 import HeraldTestTiers
 import Testing
 

@@ -2,7 +2,7 @@
 ///
 /// Decoding is liberal: it also accepts the standard alphabet (`+`, `/`) and trailing `=` padding, since some
 /// hand-written clients send them.
-enum Base64URL {
+public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let decodeTable: [UInt8] = {
@@ -14,7 +14,7 @@ enum Base64URL {
     }()
 
     /// Encodes bytes without padding.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -32,10 +32,10 @@ enum Base64URL {
     }
 
     /// Encodes a string's UTF-8 bytes.
-    static func encode(_ string: String) -> String { encode(Array(string.utf8)) }
+    public static func encode(_ string: String) -> String { encode(Array(string.utf8)) }
 
     /// Decodes text, or returns `nil` when it is not base64url (a stray character, or an impossible length).
-    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    public static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
         var bytes = Array(text)
         while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
         if bytes.count % 4 == 1 { return nil }
