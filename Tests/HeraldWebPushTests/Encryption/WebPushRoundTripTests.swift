@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldTestTiers
 import Testing
 
@@ -57,7 +58,12 @@ struct WebPushRoundTripTests {
             let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
             let plaintext = (0..<Int.random(in: 0...2000, using: &generator)).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
             let header = AES128GCMHeader(salt: salt, recordSize: UInt32.random(in: 18...600, using: &generator), keyID: Array("key".utf8))
-            let body = AES128GCM.encrypt(plaintext, padding: Int.random(in: 0...50, using: &generator), header: header, key: AES128GCMKey(inputKeyingMaterial: inputKeyingMaterial, salt: salt))
+            let body = AES128GCM.encrypt(
+                plaintext,
+                padding: Int.random(in: 0...50, using: &generator),
+                header: header,
+                key: AES128GCMKey(inputKeyingMaterial: inputKeyingMaterial, salt: salt)
+            )
             #expect(try AES128GCM.decrypt(body, inputKeyingMaterial: inputKeyingMaterial, rules: .rfc8188(maximumRecordCount: 1000)) == plaintext)
         }
     }
@@ -85,25 +91,27 @@ struct WebPushRoundTripTests {
     @Test("keys and parameters that cannot be used are refused with what was given")
     func encryptionErrors() {
         let keys = WebPushSubscriptionKeys()
-        func refusal(_ encrypt: () throws(WebPushEncryptionError) -> [UInt8]) -> WebPushEncryptionError? {
-            do {
-                _ = try encrypt()
-                return nil
-            } catch {
-                #expect(!error.description.contains("\n"))
-                return error
-            }
-        }
-        let text = Fixtures.plaintext
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, p256dh: "not base64!", auth: keys.auth) } == .invalidP256DH)
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, p256dh: String(keys.p256dh.dropLast(2)), auth: keys.auth) } == .invalidP256DH)
         var offCurve = keys.publicKey
         offCurve[64] ^= 1
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, userAgentPublicKey: offCurve, authSecret: keys.authSecret) } == .invalidP256DH)
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, p256dh: keys.p256dh, auth: "BTBZMqHH6r4Tts7J_aSI") } == .invalidAuthSecret)
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, p256dh: keys.p256dh, auth: "a*b") } == .invalidAuthSecret)
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, p256dh: keys.p256dh, auth: keys.auth, salt: [1, 2, 3]) } == .invalidSalt)
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, p256dh: keys.p256dh, auth: keys.auth, recordSize: 17) } == .invalidRecordSize)
-        #expect(refusal { () throws(WebPushEncryptionError) in try WebPushEncryption.encrypt(text, p256dh: keys.p256dh, auth: keys.auth, padding: -1) } == .invalidPadding)
+        #expect(refusal(p256dh: "not base64!", auth: keys.auth) == .invalidP256DH)
+        #expect(refusal(p256dh: String(keys.p256dh.dropLast(2)), auth: keys.auth) == .invalidP256DH)
+        #expect(refusal(p256dh: Base64URL.encode(offCurve), auth: keys.auth) == .invalidP256DH)
+        #expect(refusal(p256dh: keys.p256dh, auth: "BTBZMqHH6r4Tts7J_aSI") == .invalidAuthSecret)
+        #expect(refusal(p256dh: keys.p256dh, auth: "a*b") == .invalidAuthSecret)
+        #expect(refusal(p256dh: keys.p256dh, auth: keys.auth, salt: [1, 2, 3]) == .invalidSalt)
+        #expect(refusal(p256dh: keys.p256dh, auth: keys.auth, recordSize: 17) == .invalidRecordSize)
+        #expect(refusal(p256dh: keys.p256dh, auth: keys.auth, recordSize: 1 << 32) == .invalidRecordSize)
+        #expect(refusal(p256dh: keys.p256dh, auth: keys.auth, padding: -1) == .invalidPadding)
+    }
+
+    /// Encrypts Appendix A's plaintext with these parameters, and checks the error's one-line description.
+    private func refusal(p256dh: String, auth: String, salt: [UInt8]? = nil, recordSize: Int = 4096, padding: Int = 0) -> WebPushEncryptionError? {
+        do {
+            _ = try WebPushEncryption.encrypt(Fixtures.plaintext, p256dh: p256dh, auth: auth, salt: salt, recordSize: recordSize, padding: padding)
+            return nil
+        } catch {
+            #expect(!error.description.isEmpty && !error.description.contains("\n"))
+            return error
+        }
     }
 }
