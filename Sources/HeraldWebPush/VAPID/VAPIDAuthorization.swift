@@ -67,7 +67,11 @@ public struct VAPIDAuthorization: Hashable, Sendable {
             guard cryptoKey.utf8.count <= Self.maximumHeaderLength else {
                 throw Self.malformed("Crypto-Key is \(cryptoKey.utf8.count) bytes, over the \(Self.maximumHeaderLength)-byte limit")
             }
-            let parameters = try Self.parameters(Array(cryptoKey.utf8)[...], header: "Crypto-Key", separators: [UInt8(ascii: ","), UInt8(ascii: ";")])
+            let parameters = try Self.parameters(
+                Array(cryptoKey.utf8)[...],
+                header: "Crypto-Key",
+                separators: [UInt8(ascii: ","), UInt8(ascii: ";")]
+            )
             guard let key = parameters["p256ecdsa"] else { throw Self.malformed("Crypto-Key has no p256ecdsa= (the VAPID public key)") }
             self.scheme = .legacyWebPush
             self.token = String(decoding: rest, as: UTF8.self)
