@@ -1,6 +1,6 @@
 /// How a ``ServiceWorkerHost`` runs a web app's service worker: the script, its origin, the time budget and the
 /// protocol's limits.
-public struct ServiceWorkerConfiguration: Sendable, Hashable {
+public struct ServiceWorkerConfiguration: Sendable, Equatable {
     /// The path of the site's service worker script (`sw.js`); `importScripts` reads files beside it.
     public var scriptPath: String
     /// The web app's origin, e.g. `https://example.com`: the script's URL is the origin and the script's file name.

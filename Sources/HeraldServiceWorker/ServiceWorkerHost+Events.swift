@@ -34,7 +34,7 @@ extension ServiceWorkerHost {
                 "--allow-fs-read=\(script.deletingLastPathComponent().path)/*",
                 scopeFile.path, script.path, configuration.origin, String(decoding: settings.bytes, as: UTF8.self),
             ]
-        do {
+        do throws(ServiceWorkerError) {
             process = try ServiceWorkerProcess(
                 executable: node.path,
                 arguments: arguments,

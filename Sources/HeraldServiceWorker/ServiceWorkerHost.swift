@@ -16,10 +16,10 @@ public actor ServiceWorkerHost {
     /// The script, its origin, the budget and the limits.
     public nonisolated let configuration: ServiceWorkerConfiguration
     /// The notifications on screen: shown by the worker, not closed by it or dismissed since.
-    public private(set) var displayed: [WebNotification] = []
-    private var process: ServiceWorkerProcess?
-    private var directory: URL?
-    private var nextEvent: Int64 = 1
+    public internal(set) var displayed: [WebNotification] = []
+    var process: ServiceWorkerProcess?
+    var directory: URL?
+    var nextEvent: Int64 = 1
 
     /// How long after the budget the host waits for the worker's own report before it kills the process.
     static let grace = Duration.seconds(2)

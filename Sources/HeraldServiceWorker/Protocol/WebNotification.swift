@@ -105,6 +105,13 @@ extension WebNotification {
         }
     }
 
+    /// The notification as the scope reads it.
+    var jsonBytes: [UInt8] {
+        var writer = JSONTextWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+
     /// Writes the notification as the scope reads it (the same form it reports).
     func write(to writer: inout JSONTextWriter) {
         writer.beginObject()
