@@ -3,7 +3,7 @@
 ///
 /// Every refusal is `403 BadJwtToken`, as Apple answers; its explanation names the rule, and its subject is the `sub`
 /// claim once the JWT has been read, so that a trace shows who sent a push that failed. The order of the checks is the
-/// order of the explanations a sender sees first: the header, the key, the JWT's form, the signature, then `aud`,
+/// order of the explanations a sender sees first: the header, the JWT's form, the key, the signature, then `aud`,
 /// `exp` and `sub`.
 public struct VAPIDVerifier: Sendable {
     /// The policy: the draft form's acceptance, the clock leeway, how far ahead `exp` may be.
@@ -53,15 +53,17 @@ public struct VAPIDVerifier: Sendable {
                 explanation: "VAPID: Authorization: WebPush with Crypto-Key: p256ecdsa= is the draft form; send vapid t=<JWT>, k=<key> (RFC 8292)"
             )
         }
+        let token = try VAPIDToken(parsing: credentials.token)
+        // Read before it is verified, so that every refusal from here on names who claims to send.
+        let subject = token.subject
         guard credentials.key == subscriptionKey else {
             throw WebPushRefusal(
                 rule: .vapidKeyMismatch,
                 explanation: "VAPID k \(Self.abbreviated(credentials.key)) is not the key the subscription was made with "
-                    + "(its applicationServerKey \(Self.abbreviated(subscriptionKey)))"
+                    + "(its applicationServerKey \(Self.abbreviated(subscriptionKey)))",
+                subject: subject
             )
         }
-        let token = try VAPIDToken(parsing: credentials.token)
-        let subject = token.subject
         if let problem = token.signatureProblem(for: credentials.key) {
             throw WebPushRefusal(rule: .vapidBadSignature, explanation: "VAPID JWT signature " + problem, subject: subject)
         }

@@ -53,6 +53,7 @@ struct VAPIDVerifierTests {
         #expect(refusal?.status == 403)
         #expect(refusal?.explanation.hasPrefix("VAPID k \(VAPIDFixtures.otherKey.base64URL.prefix(10))…") == true)
         #expect(refusal?.explanation.contains("is not the key the subscription was made with (its applicationServerKey") == true)
+        #expect(refusal?.subject == "mailto:ops@example.com")
     }
 
     @Test("a DER signature, or one of the wrong length, is refused with what it is")
