@@ -119,7 +119,7 @@ struct VAPIDAuthorizationTests {
         #expect(credentials.key == VAPIDFixtures.key)
     }
 
-    @Test("the draft form without Crypto-Key, or without p256ecdsa in it, is refused")
+    @Test("the draft form without Crypto-Key, without p256ecdsa in it, or with one over 8 KiB, is refused")
     func draftFormWithoutKey() {
         #expect(
             Self.refusal("WebPush \(Self.token)")?.explanation
@@ -131,6 +131,11 @@ struct VAPIDAuthorizationTests {
         #expect(Self.refusal("WebPush \(Self.token)", cryptoKey: "p256ecdsa=AAAA")?.rule == .vapidBadKey)
         #expect(
             Self.refusal("WebPush", cryptoKey: "p256ecdsa=\(Self.key)")?.explanation == "VAPID: Authorization: WebPush must be followed by one JWT"
+        )
+        let longCryptoKey = "p256ecdsa=\(Self.key);dh=" + String(repeating: "a", count: 8192)
+        #expect(
+            Self.refusal("WebPush \(Self.token)", cryptoKey: longCryptoKey)?.explanation
+                == "VAPID: Crypto-Key is \(longCryptoKey.utf8.count) bytes, over the 8192-byte limit"
         )
     }
 

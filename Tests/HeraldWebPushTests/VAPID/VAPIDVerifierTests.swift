@@ -202,7 +202,7 @@ struct VAPIDVerifierTests {
         #expect(VAPIDFixtures.verify(VAPIDFixtures.authorization(token: fits)).failure == nil)
     }
 
-    @Test("at most 16 claims are read")
+    @Test("at most 16 members are read in the claims and in the header")
     func claimLimit() {
         func claims(extra: Int) -> String {
             let members = (0..<extra).map { #""c\#($0)":\#($0)"# }
@@ -214,6 +214,9 @@ struct VAPIDVerifierTests {
         #expect(VAPIDFixtures.verify(VAPIDFixtures.authorization(token: VAPIDFixtures.token(claims: claims(extra: 13)))).failure == nil)
         let refusal = VAPIDFixtures.verify(VAPIDFixtures.authorization(token: VAPIDFixtures.token(claims: claims(extra: 14)))).failure
         #expect(refusal?.explanation == "VAPID JWT claims has 17 members, over the limit of 16")
+        let header = "{" + (["\"typ\":\"JWT\"", "\"alg\":\"ES256\""] + (0..<15).map { "\"h\($0)\":0" }).joined(separator: ",") + "}"
+        let headerRefusal = VAPIDFixtures.verify(VAPIDFixtures.authorization(token: VAPIDFixtures.token(header: header))).failure
+        #expect(headerRefusal?.explanation == "VAPID JWT header has 17 members, over the limit of 16")
     }
 
     @Test("the draft form is refused by default, and verified like the vapid scheme when the policy accepts it")
