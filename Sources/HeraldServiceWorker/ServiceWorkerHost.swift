@@ -20,6 +20,9 @@ public actor ServiceWorkerHost {
     var process: ServiceWorkerProcess?
     var directory: URL?
     var nextEvent: Int64 = 1
+    /// Whether an event (or the start, or the stop) is under way; callers that come meanwhile wait their turn here.
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
 
     /// How long after the budget the host waits for the worker's own report before it kills the process.
     static let grace = Duration.seconds(2)
@@ -40,8 +43,13 @@ public actor ServiceWorkerHost {
     public var isRunning: Bool { process.map { !$0.hasEnded } ?? false }
 
     /// Loads the script and runs `install`, then `activate`; the outcome holds the three (named `start`). When the
-    /// script fails to load, its error is the outcome's and every later event answers with it.
+    /// script fails to load, its error is the outcome's and every later event answers with it. A worker already
+    /// running is replaced by the new one.
     public func start() async -> ServiceWorkerOutcome {
+        await serially { await self.launchAndInstall() }
+    }
+
+    private func launchAndInstall() async -> ServiceWorkerOutcome {
         var outcome = await launch()
         outcome.event = "start"
         guard isRunning, outcome.errors.allSatisfy({ $0.kind != .load && $0.kind != .timedOut }) else { return outcome }
@@ -53,36 +61,46 @@ public actor ServiceWorkerHost {
 
     /// A push message: the `push` event with `data` (`nil`: a push without data, `event.data` is `null`).
     public func push(data: [UInt8]?) async -> ServiceWorkerOutcome {
-        await dispatch("push") { writer in
-            if let data {
-                writer.member("data", Data(data).base64EncodedString())
-            } else {
-                writer.key("data")
-                writer.null()
+        await serially {
+            await self.dispatch("push") { writer in
+                if let data {
+                    writer.member("data", Data(data).base64EncodedString())
+                } else {
+                    writer.key("data")
+                    writer.null()
+                }
             }
         }
     }
 
     /// The user clicked `notification` (or its button `action`; empty for the notification itself).
     public func notificationClick(_ notification: WebNotification, action: String = "") async -> ServiceWorkerOutcome {
-        await dispatch("notificationclick") { writer in
-            writer.key("notification")
-            notification.write(to: &writer)
-            writer.member("action", action)
+        await serially {
+            await self.dispatch("notificationclick") { writer in
+                writer.key("notification")
+                notification.write(to: &writer)
+                writer.member("action", action)
+            }
         }
     }
 
     /// The user dismissed `notification`: it leaves ``displayed``, and the worker gets `notificationclose`.
     public func notificationClose(_ notification: WebNotification) async -> ServiceWorkerOutcome {
-        displayed.removeAll { $0.id == notification.id }
-        return await dispatch("notificationclose") { writer in
-            writer.key("notification")
-            notification.write(to: &writer)
+        await serially {
+            self.displayed.removeAll { $0.id == notification.id }
+            return await self.dispatch("notificationclose") { writer in
+                writer.key("notification")
+                notification.write(to: &writer)
+            }
         }
     }
 
     /// Ends the worker's process: its input closed, then killed if it has not ended within a second.
     public func stop() async {
+        await serially { await self.stopProcess() }
+    }
+
+    private func stopProcess() async {
         guard let process else { return }
         self.process = nil
         process.closeInput()
@@ -92,5 +110,19 @@ public actor ServiceWorkerHost {
         process.terminate()
         if let directory { try? FileManager.default.removeItem(at: directory) }
         directory = nil
+    }
+
+    /// Runs `body` when no other event runs: the scope takes one event at a time, and so does the host, in the order
+    /// the callers came (a caller may overtake one being woken; none waits forever).
+    private func serially<Result: Sendable>(_ body: () async -> Result) async -> Result {
+        while busy {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        busy = true
+        defer {
+            busy = false
+            if !waiting.isEmpty { waiting.removeFirst().resume() }
+        }
+        return await body()
     }
 }

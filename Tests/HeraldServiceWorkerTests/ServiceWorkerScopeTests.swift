@@ -136,4 +136,26 @@ struct ServiceWorkerScopeTests {
         #expect(push.errors == [ServiceWorkerError(.protocol, "more than 5 actions in one event; the rest are ignored")])
         await fixture.host.stop()
     }
+
+    @Test("events from callers at the same moment run one at a time, each with its own outcome")
+    func concurrentCallers() async throws {
+        let fixture = try ServiceWorkerFixture(
+            source: """
+                self.onpush = (event) => {
+                    const title = event.data.text();
+                    event.waitUntil(new Promise((resolve) => setTimeout(resolve, 20)).then(() => self.registration.showNotification(title)));
+                };
+                """
+        )
+        let host = fixture.host
+        let titles = await withTaskGroup(of: [String].self) { group in
+            for index in 0..<8 {
+                group.addTask { await host.push(data: Array("\(index)".utf8)).shown.map(\.title) }
+            }
+            return await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        #expect(titles.sorted { $0.joined() < $1.joined() } == (0..<8).map { ["\($0)"] })
+        #expect(await host.displayed.count == 8)
+        await host.stop()
+    }
 }
