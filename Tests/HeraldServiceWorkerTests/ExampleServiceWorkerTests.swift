@@ -29,7 +29,7 @@ struct ExampleServiceWorkerTests {
         #expect(click.closed == [shown.id])
         #expect(click.openedWindows == ["https://example.com/orders/42"])
         #expect(await fixture.host.displayed.isEmpty)
-        await fixture.host.stop()
+        await fixture.stop()
         #expect(await !fixture.host.isRunning)
     }
 
@@ -42,6 +42,6 @@ struct ExampleServiceWorkerTests {
         #expect(push.listeners == 1)
         #expect(push.shown.isEmpty)
         #expect(push.console.map(\.text) == ["received a push of 17 characters and showed nothing"])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 }

@@ -13,7 +13,7 @@ struct ServiceWorkerFailureTests {
         let push = await fixture.host.push(data: nil)
         #expect(push.errors == [ServiceWorkerError(.load, "Error: broken build")])
         #expect(push.shown.isEmpty)
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("a script that does not parse is a load error naming the SyntaxError")
@@ -22,7 +22,7 @@ struct ServiceWorkerFailureTests {
         let start = await fixture.host.start()
         #expect(start.error?.kind == .load)
         #expect(start.error?.message.hasPrefix("SyntaxError") == true)
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("a listener that throws, and a waitUntil promise that rejects, are the event's errors")
@@ -42,7 +42,7 @@ struct ServiceWorkerFailureTests {
                 ServiceWorkerError(.rejected, "RangeError: quota"),
             ]
         )
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("a waitUntil that never settles ends at the budget; the worker still takes the next event")
@@ -61,7 +61,7 @@ struct ServiceWorkerFailureTests {
         let next = await fixture.host.push(data: Array("go".utf8))
         #expect(next.errors.isEmpty, "\(next.errors)")
         #expect(next.shown.map(\.title) == ["fine"])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("an endless loop in a listener ends at the budget")
@@ -69,7 +69,7 @@ struct ServiceWorkerFailureTests {
         let fixture = try ServiceWorkerFixture(source: "self.onpush = () => { while (true) {} };", budget: .milliseconds(300))
         let push = await fixture.host.push(data: nil)
         #expect(push.errors.map(\.kind) == [.timedOut])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("an endless loop in a timer blocks Node: the host kills it at budget and grace, the next event starts a new one")
@@ -94,7 +94,7 @@ struct ServiceWorkerFailureTests {
         let next = await fixture.host.push(data: nil)
         #expect(next.errors.isEmpty, "\(next.errors)")
         #expect(next.console.map(\.text) == ["push 1"], "a new process loaded the script again")
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("a line over the limit is an error of its event; the event's other actions are kept")
@@ -111,7 +111,7 @@ struct ServiceWorkerFailureTests {
         #expect(push.errors.map(\.kind) == [.protocol])
         #expect(push.error?.message.hasPrefix("a line of 100") == true)
         #expect(push.shown.map(\.title) == ["after"])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("a node that is not there: the start and the push say so")
@@ -123,5 +123,6 @@ struct ServiceWorkerFailureTests {
         let push = await fixture.host.push(data: nil)
         #expect(push.errors.map(\.kind) == [.exited])
         #expect(await !fixture.host.isRunning)
+        await fixture.stop()
     }
 }

@@ -35,6 +35,12 @@ struct ServiceWorkerFixture {
         host = ServiceWorkerHost(configuration: configuration)
     }
 
+    /// Stops the host and removes the folder a script was written to.
+    func stop() async {
+        await host.stop()
+        if folder != Self.examples { try? FileManager.default.removeItem(at: folder) }
+    }
+
     /// The push's JSON as bytes.
     static func json(_ text: String) -> [UInt8] { Array(text.utf8) }
 }

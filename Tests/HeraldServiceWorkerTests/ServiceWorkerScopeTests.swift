@@ -24,7 +24,7 @@ struct ServiceWorkerScopeTests {
         #expect(first.console.map(\.text) == ["1 one"])
         #expect(second.console.map(\.text) == ["1 two"])
         #expect(await fixture.host.displayed.map(\.title) == ["two"])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("setAppBadge(n), setAppBadge() and clearAppBadge(); a negative count is refused")
@@ -43,7 +43,7 @@ struct ServiceWorkerScopeTests {
         #expect(push.badgeChanges == [.count(3), .flag, .cleared])
         #expect(push.badge == .cleared)
         #expect(push.errors.map(\.kind) == [.rejected])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("text() of bytes that are not UTF-8 replaces them; json() of them throws a SyntaxError, reported")
@@ -60,7 +60,7 @@ struct ServiceWorkerScopeTests {
         #expect(push.console.map(\.text) == ["\"a\u{FFFD}\u{FFFD}\" 3"])
         #expect(push.errors.map(\.kind) == [.handler])
         #expect(push.error?.message.hasPrefix("SyntaxError") == true)
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("require, process and fetch are not Node's here: each is reported, and the host goes on")
@@ -82,7 +82,7 @@ struct ServiceWorkerScopeTests {
         )
         #expect(push.listeners == 3)
         #expect(await fixture.host.isRunning)
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("importScripts reads a file beside sw.js, and nothing outside its folder")
@@ -103,7 +103,7 @@ struct ServiceWorkerScopeTests {
         #expect(push.console.map(\.text) == ["hello from helpers"])
         #expect(push.error?.kind == .handler)
         #expect(push.error?.message.hasPrefix("NetworkError: importScripts") == true)
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("clients.openWindow outside a notificationclick is refused; matchAll lists the windows opened")
@@ -122,7 +122,7 @@ struct ServiceWorkerScopeTests {
         let click = await fixture.host.notificationClick(WebNotification(id: "n", title: "t"), action: "reply")
         #expect(click.openedWindows == ["https://example.com/inbox"])
         #expect(click.console.map(\.text) == ["https://example.com/inbox"])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("a worker past the action limit: the first ones kept, one error")
@@ -134,7 +134,7 @@ struct ServiceWorkerScopeTests {
         let push = await fixture.host.push(data: nil)
         #expect(push.console.map(\.text) == ["0", "1", "2", "3", "4"])
         #expect(push.errors == [ServiceWorkerError(.protocol, "more than 5 actions in one event; the rest are ignored")])
-        await fixture.host.stop()
+        await fixture.stop()
     }
 
     @Test("events from callers at the same moment run one at a time, each with its own outcome")
@@ -156,6 +156,22 @@ struct ServiceWorkerScopeTests {
         }
         #expect(titles.sorted { $0.joined() < $1.joined() } == (0..<8).map { ["\($0)"] })
         #expect(await host.displayed.count == 8)
-        await host.stop()
+        await fixture.stop()
+    }
+
+    @Test("a notification the user dismisses leaves the screen, and the worker hears notificationclose")
+    func dismissed() async throws {
+        let fixture = try ServiceWorkerFixture(
+            source: """
+                self.onpush = (event) => event.waitUntil(self.registration.showNotification('hello', { data: { n: 1 } }));
+                self.onnotificationclose = (event) => console.log('closed', event.notification.title, event.notification.data.n);
+                """
+        )
+        let push = await fixture.host.push(data: nil)
+        let shown = try #require(push.shown.first)
+        let close = await fixture.host.notificationClose(shown)
+        #expect(close.console.map(\.text) == ["closed hello 1"])
+        #expect(await fixture.host.displayed.isEmpty)
+        await fixture.stop()
     }
 }
