@@ -82,4 +82,52 @@ struct ServiceWorkerMessageTests {
             return message.contains(reason) && !message.contains("\n")
         }
     }
+
+    @Test("seeded random mutations of valid lines: each is read, or refused in one line, never a crash")
+    func mutations() {
+        let lines = [
+            #"{"event":3,"type":"show","notification":{"id":"n1","title":"Hi","options":{"body":"b","tag":"t","actions":[{"action":"a","title":"A"}],"silent":null,"timestamp":5}}}"#,
+            #"{"event":1,"type":"badge","count":4}"#,
+            #"{"event":1,"type":"done","handled":2,"milliseconds":1.5}"#,
+        ].map { Array($0.utf8) }
+        var generator = SeededGenerator(seed: 39)
+        var read = 0
+        var refused = 0
+        for round in 0..<3_000 {
+            var line = lines[round % lines.count]
+            for _ in 0...Int.random(in: 0..<4, using: &generator) {
+                let index = Int.random(in: 0..<line.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: line[index] = UInt8.random(in: 0...255, using: &generator)
+                case 1: line.remove(at: index)
+                default: line.insert(line[index], at: index)
+                }
+                if line.isEmpty { break }
+            }
+            do {
+                _ = try ServiceWorkerMessage.read(line)
+                read += 1
+            } catch {
+                #expect(!error.message.isEmpty && !error.message.contains("\n"))
+                refused += 1
+            }
+        }
+        #expect(read + refused == 3_000)
+        #expect(read > 0 && refused > 0)
+    }
+}
+
+/// SplitMix64: the same numbers on every run, so a failure is repeatable.
+private struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
 }

@@ -11,6 +11,8 @@ const path = require('node:path');
 const util = require('node:util');
 const readline = require('node:readline');
 const { AsyncLocalStorage } = require('node:async_hooks');
+const { Blob } = require('node:buffer');
+const { randomUUID, webcrypto } = require('node:crypto');
 
 const [scriptPath, origin, settingsText] = process.argv.slice(2);
 const settings = JSON.parse(settingsText || '{}');
@@ -140,7 +142,7 @@ function notificationRecord(title, options) {
             return entry;
         });
     const record = {
-        id: globalThis.crypto.randomUUID(),
+        id: randomUUID(),
         title: String(title),
         options: {
             body: options.body === undefined ? '' : String(options.body),
@@ -197,7 +199,7 @@ const windows = [];
 
 function windowClient(url) {
     const client = {
-        id: globalThis.crypto.randomUUID(),
+        id: randomUUID(),
         url,
         type: 'window',
         frameType: 'top-level',
@@ -348,7 +350,7 @@ const members = {
     DOMException,
     AbortController,
     AbortSignal,
-    crypto: globalThis.crypto,
+    crypto: webcrypto,
     atob,
     btoa,
     structuredClone,
