@@ -9,6 +9,10 @@ extension ServiceWorkerHost {
             outcome.errors.append(ServiceWorkerError(.nodeMissing, "no node to run the service worker (install nodejs, or set HERALD_NODE)"))
             return outcome
         }
+        guard let origin = URL(string: configuration.origin), ["https", "http"].contains(origin.scheme ?? ""), origin.host != nil else {
+            outcome.errors.append(ServiceWorkerError(.load, "the origin \"\(configuration.origin)\" is not an https: or http: origin"))
+            return outcome
+        }
         let script = URL(fileURLWithPath: configuration.scriptPath).standardizedFileURL
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-service-worker-\(UUID().uuidString)")
         let scopeFile = folder.appendingPathComponent("scope.js")
@@ -97,11 +101,19 @@ extension ServiceWorkerHost {
     private func collect(event: Int64, name: String, deadline: ContinuousClock.Instant) async -> ServiceWorkerOutcome {
         let began = ContinuousClock.now
         var recorder = ServiceWorkerEventRecorder(event: event, name: name, maximumActions: configuration.maximumActionsPerEvent)
-        while !recorder.isDone, let process {
+        guard let process else {
+            recorder.end(with: ServiceWorkerError(.exited, "the worker is not running"))
+            return recorder.outcome
+        }
+        while !recorder.isDone {
             switch await process.next(deadline: deadline) {
             case .line(let output)?:
                 recorder.record(output, maximumLineLength: configuration.maximumLineLength)
             case .exited(let status, let signaled)?:
+                guard self.process === process else {
+                    recorder.end(with: ServiceWorkerError(.exited, "the worker was stopped during the \(name) event"))
+                    break
+                }
                 let how = signaled ? "was killed by signal \(status)" : "exited with status \(status)"
                 recorder.end(with: ServiceWorkerError(.exited, "node \(how) during the \(name) event\(standardErrorTail())"))
                 self.process = nil
@@ -109,7 +121,7 @@ extension ServiceWorkerHost {
                 let budget = configuration.timeBudget.formatted(.units(allowed: [.seconds, .milliseconds]))
                 recorder.end(with: ServiceWorkerError(.timedOut, "the worker did not end the \(name) event within \(budget); its process was killed"))
                 process.terminate()
-                self.process = nil
+                if self.process === process { self.process = nil }
             }
         }
         var outcome = recorder.outcome
@@ -129,8 +141,10 @@ extension ServiceWorkerHost {
     /// The end of node's standard error, as `: …`, when it wrote something (its reason for ending).
     private func standardErrorTail() -> String {
         guard let directory, let data = FileManager.default.contents(atPath: directory.appendingPathComponent("stderr").path) else { return "" }
-        let text = String(decoding: data.suffix(400), as: UTF8.self)
+        let text = String(decoding: data.suffix(2_000), as: UTF8.self)
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // Node ends a crash with the stack and its version; the line that names the error says the most.
+        if let named = lines.first(where: { $0.contains("Error") }) { return ": " + named }
         return lines.isEmpty ? "" : ": " + lines.suffix(3).joined(separator: " / ")
     }
 }

@@ -39,6 +39,9 @@ public actor ServiceWorkerHost {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
+    /// Whether an event (or the start) is under way; callers that come meanwhile wait their turn.
+    public var isHandlingEvent: Bool { busy }
+
     /// Whether a `node` process runs the worker now.
     public var isRunning: Bool { process.map { !$0.hasEnded } ?? false }
 
@@ -95,19 +98,11 @@ public actor ServiceWorkerHost {
         }
     }
 
-    /// Ends the worker's process: its input closed, then killed if it has not ended within a second.
+    /// Ends the worker's process at once (SIGKILL: the scope keeps nothing to save). An event under way ends with an
+    /// `exited` error; a later event starts the worker again.
     public func stop() async {
-        await serially { await self.stopProcess() }
-    }
-
-    private func stopProcess() async {
-        guard let process else { return }
-        self.process = nil
-        process.closeInput()
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(1)
-        while !process.hasEnded, await process.next(deadline: deadline) != nil {}
-        process.terminate()
+        process?.terminate()
+        process = nil
         if let directory { try? FileManager.default.removeItem(at: directory) }
         directory = nil
     }

@@ -125,4 +125,63 @@ struct ServiceWorkerFailureTests {
         #expect(await !fixture.host.isRunning)
         await fixture.stop()
     }
+
+    @Test("a script path that does not exist, and an origin that is not one, are load errors")
+    func badConfiguration() async throws {
+        let missing = try ServiceWorkerFixture(source: "", adjust: { $0.scriptPath += ".missing" })
+        let start = await missing.host.start()
+        #expect(start.errors.map(\.kind) == [.load])
+        #expect(start.error?.message.contains("ENOENT") == true)
+        await missing.stop()
+
+        let badOrigin = try ServiceWorkerFixture(source: "", adjust: { $0.origin = "example.com" })
+        let push = await badOrigin.host.push(data: nil)
+        #expect(push.errors == [ServiceWorkerError(.load, "the origin \"example.com\" is not an https: or http: origin")])
+        #expect(await !badOrigin.host.isRunning)
+        await badOrigin.stop()
+    }
+
+    @Test("node that ends during an event: the event says how, and the next event starts a new one")
+    func nodeEnds() async throws {
+        // Not a sandbox (docs/service-worker-scope.md): a function from Node's own realm reaches its process.
+        let fixture = try ServiceWorkerFixture(
+            source: """
+                self.onpush = (event) => {
+                    if (event.data) setTimeout.constructor('return process')().exit(3);
+                    event.waitUntil(self.registration.showNotification('back'));
+                };
+                """
+        )
+        let ended = await fixture.host.push(data: [1])
+        #expect(ended.errors == [ServiceWorkerError(.exited, "node exited with status 3 during the push event")])
+        let next = await fixture.host.push(data: nil)
+        #expect(next.errors.isEmpty, "\(next.errors)")
+        #expect(next.shown.map(\.title) == ["back"])
+        await fixture.stop()
+    }
+
+    @Test("stop() during an event ends it at once, as exited; a later event starts the worker again")
+    func stopDuringEvent() async throws {
+        let fixture = try ServiceWorkerFixture(
+            source: """
+                self.onpush = (event) => {
+                    if (event.data) event.waitUntil(new Promise(() => {}));
+                    else event.waitUntil(self.registration.showNotification('again'));
+                };
+                """
+        )
+        let host = fixture.host
+        _ = await host.start()
+        async let hanging = host.push(data: [1])
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while await !host.isHandlingEvent, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await host.stop()
+        let ended = await hanging
+        #expect(ended.errors == [ServiceWorkerError(.exited, "the worker was stopped during the push event")])
+        #expect(ended.duration < .seconds(10), "not the 30 s budget")
+        let next = await host.push(data: nil)
+        #expect(next.shown.map(\.title) == ["again"])
+        await fixture.stop()
+    }
 }

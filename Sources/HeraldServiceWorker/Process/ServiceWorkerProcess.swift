@@ -92,11 +92,6 @@ final class ServiceWorkerProcess: Sendable {
         return true
     }
 
-    /// Closes the worker's input: the scope ends once its current event is done.
-    func closeInput() {
-        shutdown(input, Int32(SHUT_WR))
-    }
-
     /// Ends the process at once (SIGKILL) unless it has ended.
     func terminate() {
         outputs.signalUnlessEnded(pid)
