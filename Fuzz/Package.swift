@@ -28,6 +28,7 @@ let package = Package(
             dependencies: [
                 .product(name: "HeraldAuth", package: herald), .product(name: "HeraldCore", package: herald),
                 .product(name: "HeraldDeviceLink", package: herald), .product(name: "HeraldHTTP2", package: herald),
+                .product(name: "HeraldWebPush", package: herald),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
@@ -55,6 +56,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ),
     ("FuzzConsoleRelay", [.product(name: "HeraldDeviceLink", package: herald)]),
     ("FuzzHealthAnswer", [.product(name: "HeraldCore", package: herald)]),
+    ("FuzzWebPushContent", [.product(name: "HeraldWebPush", package: herald), .product(name: "Crypto", package: "swift-crypto")]),
 ]
 for fuzzTarget in fuzzTargets {
     package.targets.append(

@@ -7,5 +7,6 @@ import HeraldAuth
 import HeraldCore
 import HeraldDeviceLink
 import HeraldHTTP2
+import HeraldWebPush
 import NIOCore
 import NIOWebSocket
