@@ -41,7 +41,9 @@ public struct AES128GCMError: Error, Hashable, Sendable, CustomStringConvertible
     public static let invalidKeyID = Self(.invalidKeyID, "the keyid is not a 65-octet uncompressed P-256 point")
     /// The `keyid` has the shape of a P-256 point but is no point of the curve (RFC 8291 §4).
     public static let invalidSenderKey = Self(.invalidSenderKey, "the keyid is not a point on P-256")
-    /// The body ends right after its header.
+    /// The body ends right after its header. Without a record there is no 0x02 delimiter to show that nothing was cut
+    /// off (RFC 8188 §2), and RFC 8291 §4 asks for one record. (The PyPI `http_ece` 1.2.1 encrypts an empty plaintext
+    /// this way; `pywebpush` sends no body at all for an empty message.)
     public static let noRecords = Self(.noRecords, "the body has a header and no record")
     /// The body holds more records than the rules allow (web push: one, RFC 8291 §4).
     public static let tooManyRecords = Self(.tooManyRecords, "the body has more records than allowed")

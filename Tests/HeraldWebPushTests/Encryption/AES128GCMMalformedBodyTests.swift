@@ -29,6 +29,16 @@ struct AES128GCMMalformedBodyTests {
         #expect(refusal(Array(Fixtures.body.prefix(length))) == .truncatedHeader)
     }
 
+    @Test("the header parser reads only its own octets, and the layout refuses a body by its length alone")
+    func bounded() throws {
+        // 2^40 octets of 0x20: rs 0x20202020, idlen 32. Reading them all would not end.
+        let endless = repeatElement(UInt8(0x20), count: 1 << 40)
+        let header = try AES128GCMHeader(parsing: endless, rules: .rfc8188())
+        #expect(header.recordSize == 0x2020_2020)
+        #expect(header.encodedLength == 21 + 32)
+        #expect(throws: AES128GCMError.bodyTooLarge) { try AES128GCMLayout(parsing: endless, rules: .rfc8188()) }
+    }
+
     @Test("a header and no record")
     func headerOnly() {
         #expect(refusal(Array(Fixtures.body.prefix(86))) == .noRecords)
