@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "herald", targets: ["HeraldCLI"]),
         .executable(name: "herald-bench", targets: ["HeraldBench"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
+        .library(name: "HeraldJWT", targets: ["HeraldJWT"]),
         .library(name: "HeraldAuth", targets: ["HeraldAuth"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldHTTP2", targets: ["HeraldHTTP2"]),
@@ -45,11 +46,15 @@ let package = Package(
     targets: [
         // Pure values: payloads, push types, tokens, reasons, the JSON layer. Foundation only.
         .target(name: "HeraldCore"),
-        // Provider authentication: JWT (ES256) and certificates, development PKI.
+        // Provider tokens: the JWT (ES256) a provider signs, its verification, the signing keys. No X.509: the fuzz targets
+        // and web push's VAPID need this much and not the certificates.
+        .target(name: "HeraldJWT", dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // Provider authentication: certificates, the connection's authentication, development PKI (and HeraldJWT's
+        // provider tokens, which it re-exports).
         .target(
             name: "HeraldAuth",
             dependencies: [
-                "HeraldCore",
+                "HeraldCore", "HeraldJWT",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -245,6 +250,10 @@ let package = Package(
         // JSONTestSuite/: one document per file, y_/n_/i_ (JSONTestSuiteTests.swift).
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"], resources: [.copy("JSONTestSuite")]),
         .testTarget(
+            name: "HeraldJWTTests",
+            dependencies: ["HeraldJWT", "HeraldCore", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
             name: "HeraldAuthTests",
             dependencies: [
                 "HeraldAuth", "HeraldCore", "HeraldTestSupport",
@@ -295,7 +304,7 @@ let package = Package(
         .target(
             name: "HeraldTestSupport",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldAuth", "HeraldGateway", "HeraldSimulator", "HeraldUserNotifications",
+                "HeraldCore", "HeraldStore", "HeraldJWT", "HeraldAuth", "HeraldGateway", "HeraldSimulator", "HeraldUserNotifications",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

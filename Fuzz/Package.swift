@@ -26,7 +26,7 @@ let package = Package(
         .target(
             name: "FuzzDependencies",
             dependencies: [
-                .product(name: "HeraldAuth", package: herald), .product(name: "HeraldCore", package: herald),
+                .product(name: "HeraldJWT", package: herald), .product(name: "HeraldCore", package: herald),
                 .product(name: "HeraldDeviceLink", package: herald), .product(name: "HeraldHTTP2", package: herald),
                 .product(name: "HeraldWebPush", package: herald),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
@@ -45,7 +45,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ),
     ("FuzzHPACK", [.product(name: "HeraldHTTP2", package: herald), .product(name: "NIOCore", package: "swift-nio")]),
     ("FuzzJSONPayload", [.product(name: "HeraldCore", package: herald)]),
-    ("FuzzJWT", [.product(name: "HeraldAuth", package: herald), .product(name: "Crypto", package: "swift-crypto")]),
+    ("FuzzJWT", [.product(name: "HeraldJWT", package: herald), .product(name: "Crypto", package: "swift-crypto")]),
     ("FuzzAPNSFile", [.product(name: "HeraldCore", package: herald)]),
     (
         "FuzzDeviceLinkFrames",
@@ -57,6 +57,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzConsoleRelay", [.product(name: "HeraldDeviceLink", package: herald)]),
     ("FuzzHealthAnswer", [.product(name: "HeraldCore", package: herald)]),
     ("FuzzWebPushContent", [.product(name: "HeraldWebPush", package: herald), .product(name: "Crypto", package: "swift-crypto")]),
+    ("FuzzVAPID", [.product(name: "HeraldWebPush", package: herald), .product(name: "Crypto", package: "swift-crypto")]),
 ]
 for fuzzTarget in fuzzTargets {
     package.targets.append(

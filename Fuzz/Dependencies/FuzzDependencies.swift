@@ -3,10 +3,10 @@
 // file and a link. (Building the whole package at once would build every product of the root package it names, the
 // server and its tools among them.)
 import Crypto
-import HeraldAuth
 import HeraldCore
 import HeraldDeviceLink
 import HeraldHTTP2
+import HeraldJWT
 import HeraldWebPush
 import NIOCore
 import NIOWebSocket

@@ -1,6 +1,6 @@
 import Crypto
 import FuzzDriver
-import HeraldAuth
+import HeraldJWT
 
 /// libFuzzer target: the provider token path of every request — the `authorization` header's scheme, the JWT's three
 /// parts (base64url, JSON header and claims) and the ES256 signature — through `ProviderTokenVerifier`.

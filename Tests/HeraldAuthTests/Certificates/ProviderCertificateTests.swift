@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import SwiftASN1
 import Testing

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
-@testable import HeraldAuth
+@testable import HeraldJWT
 
 @Suite("Signing keys and .p8 files", .tier(.unit))
 struct SigningKeyTests {

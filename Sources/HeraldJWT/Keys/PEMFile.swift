@@ -9,10 +9,10 @@ import Darwin
 #endif
 
 /// Writing and reading the PEM files of keys and certificates.
-enum PEMFile {
+package enum PEMFile {
     /// Writes text to a file, creating its directory; a secret (a private key) gets permissions 0600 from the moment
     /// the file exists, anything else 0644.
-    static func write(_ text: String, to file: URL, isSecret: Bool) throws(CredentialError) {
+    package static func write(_ text: String, to file: URL, isSecret: Bool) throws(CredentialError) {
         let directory = file.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -40,7 +40,7 @@ enum PEMFile {
     }
 
     /// Reads a file's text.
-    static func read(_ file: URL) throws(CredentialError) -> String {
+    package static func read(_ file: URL) throws(CredentialError) -> String {
         do {
             return try String(contentsOf: file, encoding: .utf8)
         } catch {

@@ -1,7 +1,7 @@
 import HeraldTestTiers
 import Testing
 
-@testable import HeraldAuth
+@testable import HeraldJWT
 
 @Suite("Bearer authorization header", .tier(.unit))
 struct BearerAuthorizationTests {

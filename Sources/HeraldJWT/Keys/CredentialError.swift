@@ -38,7 +38,7 @@ public struct CredentialError: Error, Hashable, Sendable, CustomStringConvertibl
     public static let unwritableFile = Self(.unwritableFile)
 
     /// The same error with a detail.
-    func with(_ detail: String) -> Self { Self(code, detail) }
+    package func with(_ detail: String) -> Self { Self(code, detail) }
 
     /// Errors are equal when they are the same case, whatever the detail.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }

@@ -1,8 +1,9 @@
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
-@testable import HeraldAuth
+@testable import HeraldJWT
 
 @Suite("Provider token verification", .tier(.unit))
 struct ProviderTokenVerifierTests {

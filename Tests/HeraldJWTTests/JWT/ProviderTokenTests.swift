@@ -1,9 +1,10 @@
 import Crypto
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import Testing
 
-@testable import HeraldAuth
+@testable import HeraldJWT
 
 @Suite("Provider token parsing and signatures", .tier(.unit))
 struct ProviderTokenTests {
