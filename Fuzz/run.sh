@@ -15,7 +15,7 @@ ROOT=$PWD
 
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile FuzzDeviceLinkFrames FuzzConsoleRelay FuzzHealthAnswer FuzzWebPushContent)
+ALL_TARGETS=(FuzzHTTP2Frames FuzzHPACK FuzzJSONPayload FuzzJWT FuzzAPNSFile FuzzDeviceLinkFrames FuzzConsoleRelay FuzzHealthAnswer FuzzWebPushContent FuzzVAPID)
 if [ "$#" -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 SCRATCH=${FUZZ_SCRATCH:-$ROOT/.build-fuzz}
 OUT=${FUZZ_OUT:-$SCRATCH/out}
@@ -28,12 +28,14 @@ fi
 # 4 KB by APNs itself (a VoIP payload may be 5 KB); a header block a client sends is rarely above 4 KB; a device-link
 # frame is a payload and a few hundred bytes around it; a console relay message is at most a NOTIFY payload (8000);
 # herald health reads at most 16 KiB of an answer (HealthAnswer.maximumBytes); a web push body is at most 4096 octets
-# (AES128GCMRules.webPush), and a little more reaches that limit's check.
+# (AES128GCMRules.webPush), and a little more reaches that limit's check; a VAPID Authorization header is read up to
+# 8 KiB (VAPIDAuthorization.maximumHeaderLength), with a few request headers after it.
 max_len() {
     case "$1" in
     FuzzHTTP2Frames | FuzzHealthAnswer) echo 16384 ;;
     FuzzAPNSFile | FuzzDeviceLinkFrames | FuzzConsoleRelay) echo 8192 ;;
     FuzzWebPushContent) echo 4200 ;;
+    FuzzVAPID) echo 8400 ;;
     *) echo 4096 ;;
     esac
 }
