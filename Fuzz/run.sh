@@ -4,6 +4,7 @@
 #
 #   bash Fuzz/run.sh [SECONDS-PER-TARGET] [TARGET...]     # default 60 seconds, all targets
 #   FUZZ_BUILD_ONLY=1 bash Fuzz/run.sh [0 TARGET...]        # build them, run nothing
+#   FUZZ_JOBS=2 bash Fuzz/run.sh 60                          # two targets at a time (each on a core of its own)
 #
 # Exits non-zero when a target crashes, leaks, times out or trips a sanitizer, and prints the input that did it
 # (kept under $FUZZ_OUT, by default .build-fuzz/out/<target>/). New corpus entries stay in that scratch copy: the
@@ -60,32 +61,58 @@ if [ "${FUZZ_BUILD_ONLY:-0}" = 1 ]; then
     exit 0
 fi
 
-failed=()
-for target in "${TARGETS[@]}"; do
-    work=$OUT/$target
+# One target's run: its log in $OUT/<target>/log, its summary (and, when it failed, the input that did it) printed when
+# it ends. Exits with the target's status.
+run_target() {
+    local target=$1 work=$OUT/$1
     rm -rf "$work"
     mkdir -p "$work/corpus" "$work/artifacts"
     cp "$ROOT/Fuzz/Corpus/$target/"* "$work/corpus/"
-    options=(-max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -max_len="$(max_len "$target")" -timeout=10
+    local options=(-max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -max_len="$(max_len "$target")" -timeout=10
         -print_final_stats=1 -artifact_prefix="$work/artifacts/")
     if [ -f "$ROOT/Fuzz/Corpus/$target.dict" ]; then options+=(-dict="$ROOT/Fuzz/Corpus/$target.dict"); fi
-    echo "== $target: ${SECONDS_PER_TARGET}s, $(ls "$work/corpus" | wc -l) seed inputs"
+    local seeds started status=0
+    seeds=$(ls "$work/corpus" | wc -l)
     started=$(date +%s)
-    status=0
     "$BIN/$target" "${options[@]}" "$work/corpus" >"$work/log" 2>&1 || status=$?
+    local runs coverage
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
     coverage=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 || true)
-    echo "   $((  $(date +%s) - started ))s, ${runs:-?} executions, $coverage, corpus $(ls "$work/corpus" | wc -l) inputs (log: $work/log)"
-    if [ "$status" -ne 0 ]; then
-        failed+=("$target")
-        tail -n 60 "$work/log"
-        for artifact in "$work"/artifacts/*; do
-            [ -e "$artifact" ] || continue
-            echo "fuzz: $target failed (exit $status); input: $artifact"
-            echo "      reproduce: $BIN/$target $artifact"
-        done
-    fi
+    {
+        echo "== $target: ${SECONDS_PER_TARGET}s, $seeds seed inputs"
+        echo "   $(($(date +%s) - started))s, ${runs:-?} executions, $coverage, corpus $(ls "$work/corpus" | wc -l) inputs (log: $work/log)"
+        if [ "$status" -ne 0 ]; then
+            tail -n 60 "$work/log"
+            for artifact in "$work"/artifacts/*; do
+                [ -e "$artifact" ] || continue
+                echo "fuzz: $target failed (exit $status); input: $artifact"
+                echo "      reproduce: $BIN/$target $artifact"
+            done
+        fi
+    } >"$work/summary"
+    return "$status"
+}
+
+# FUZZ_JOBS targets at a time (default 1). Each libFuzzer run is one process on one core, so on a machine with cores to
+# spare FUZZ_JOBS=2 halves the wall time and changes nothing else: every target still runs for its seconds.
+JOBS=${FUZZ_JOBS:-1}
+failed=()
+declare -A RUNNING=()
+finish_one() {
+    # Waits for any running target, prints its summary, records a failure.
+    local pid status=0 target
+    wait -n -p pid "${!RUNNING[@]}" || status=$?
+    target=${RUNNING[$pid]}
+    unset "RUNNING[$pid]"
+    cat "$OUT/$target/summary"
+    if [ "$status" -ne 0 ]; then failed+=("$target"); fi
+}
+for target in "${TARGETS[@]}"; do
+    while [ "${#RUNNING[@]}" -ge "$JOBS" ]; do finish_one; done
+    run_target "$target" &
+    RUNNING[$!]=$target
 done
+while [ "${#RUNNING[@]}" -gt 0 ]; do finish_one; done
 
 if [ "${#failed[@]}" -ne 0 ]; then
     echo "fuzz: failed: ${failed[*]}" >&2

@@ -10,7 +10,8 @@
 # In each, a real client pushes from outside (curl with the CA of Herald's data directory) and gets 200, a
 # `herald device` run inside receives the push, `herald health` and /readyz answer. Prints how long each took.
 #
-#   bash scripts/install-test.sh        # as root (debootstrap, chroot, mount); after bash scripts/release.sh
+#   bash scripts/install-test.sh              # as root (debootstrap, chroot, mount); after bash scripts/release.sh
+#   bash scripts/install-test.sh --base-only  # only make (or keep) the cached base root file system; no artifact needed
 #
 # The base root file system is kept in .build/install-test/base.tar to save its minute the next time.
 set -euo pipefail
@@ -38,12 +39,26 @@ fi
 for tool in debootstrap umoci curl python3; do
     command -v "$tool" >/dev/null 2>&1 || { echo "install-test: $tool is missing (apt-get install debootstrap umoci curl)" >&2; exit 1; }
 done
-DEB=$(ls "$DIST"/herald_"$VERSION"_*.deb)
-TARBALL=$(ls "$DIST"/herald-"$VERSION"-linux-*.tar.gz)
-OCI=$DIST/herald-$VERSION-oci.tar
-for artifact in "$DEB" "$TARBALL" "$OCI"; do
-    [ -f "$artifact" ] || { echo "install-test: $artifact is missing (run bash scripts/release.sh)" >&2; exit 1; }
+BASE_ONLY=0
+for argument in "$@"; do
+    case "$argument" in
+    --base-only) BASE_ONLY=1 ;;
+    *)
+        echo "install-test: unknown argument $argument (usage: bash scripts/install-test.sh [--base-only])" >&2
+        exit 2
+        ;;
+    esac
 done
+if [ "$BASE_ONLY" -eq 1 ]; then
+    DEB="" TARBALL="" OCI=""
+else
+    DEB=$(ls "$DIST"/herald_"$VERSION"_*.deb)
+    TARBALL=$(ls "$DIST"/herald-"$VERSION"-linux-*.tar.gz)
+    OCI=$DIST/herald-$VERSION-oci.tar
+    for artifact in "$DEB" "$TARBALL" "$OCI"; do
+        [ -f "$artifact" ] || { echo "install-test: $artifact is missing (run bash scripts/release.sh)" >&2; exit 1; }
+    done
+fi
 
 PIDS=()
 # mounts_under DIR: the mount points below DIR, deepest first.
@@ -73,6 +88,10 @@ if [ ! -f "$CACHE/base-$SUITE.tar" ]; then
     tar -C "$WORK/base" -cf "$CACHE/base-$SUITE.tar" .
     rm -rf "$WORK/base"
     took "debootstrap"
+fi
+if [ "$BASE_ONLY" -eq 1 ]; then
+    say "base root file system: $CACHE/base-$SUITE.tar"
+    exit 0
 fi
 # give_proc_and_devices ROOT: /proc, and the device nodes a program needs (no folder of this machine mounted in).
 give_proc_and_devices() {

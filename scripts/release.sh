@@ -3,6 +3,10 @@
 #
 #   bash scripts/release.sh            # build (release, Swift runtime and Foundation linked statically), then package
 #   bash scripts/release.sh --no-build # package the binary the last run built
+#   bash scripts/release.sh --link-debug-build
+#                                      # CI's way (.ci/run): no release compile; link the objects of the debug build
+#                                      # (`swift build`, which must have run) with the Swift runtime and Foundation
+#                                      # statically, then package. A debug binary: for the install test, not to publish.
 #
 # Writes to $DIST (default dist/), for VERSION's version and this machine's architecture:
 #   herald-<version>-linux-<arch>.tar.gz   the stripped binary, LICENSE, README, CHANGELOG, the systemd unit and its
@@ -19,11 +23,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 
 BUILD=1
+LINK_DEBUG_BUILD=0
 for argument in "$@"; do
     case "$argument" in
     --no-build) BUILD=0 ;;
+    --link-debug-build) LINK_DEBUG_BUILD=1 ;;
     *)
-        echo "release: unknown argument $argument (usage: bash scripts/release.sh [--no-build])" >&2
+        echo "release: unknown argument $argument (usage: bash scripts/release.sh [--no-build | --link-debug-build])" >&2
         exit 2
         ;;
     esac
@@ -64,7 +70,45 @@ ln -sf "$SQLITE_ARCHIVE" "$STATIC_LIBS/libsqlite3.a"
 BUILD_FLAGS=(-c release --static-swift-stdlib --scratch-path "$SCRATCH" -Xlinker -L"$STATIC_LIBS")
 
 started=$SECONDS
-if [ "$BUILD" -eq 1 ]; then
+CHECKOUTS=$SCRATCH/checkouts
+if [ "$LINK_DEBUG_BUILD" -eq 1 ]; then
+    # The debug build's objects, linked again as `swift build --static-swift-stdlib` would link them: SwiftPM's own link
+    # command for herald (from its build manifest, .build/debug.yaml), with the static Swift runtime, and Foundation's
+    # static libraries named (a static link does not find them by itself: the objects were compiled against the shared
+    # ones). Takes seconds where a release compile takes CI's quarter of an hour: the install test then proves the
+    # packages, the static link and a machine without Swift, and leaves optimisation to the release build.
+    DEBUG_BIN=$(swift build --show-bin-path)
+    MANIFEST=$(dirname "$(dirname "$DEBUG_BIN")")/debug.yaml
+    [ -f "$DEBUG_BIN/herald.product/Objects.LinkFileList" ] && [ -f "$MANIFEST" ] \
+        || { echo "release: no debug build of herald to link (run swift build first)" >&2; exit 1; }
+    mkdir -p "$SCRATCH/linked"
+    BIN=$SCRATCH/linked/herald
+    mapfile -t LINK < <(python3 - "$MANIFEST" "$DEBUG_BIN/herald" <<'PYTHON'
+import json, re, sys
+manifest, binary = sys.argv[1], sys.argv[2]
+for match in re.finditer(r'args: (\[.*\])$', open(manifest).read(), re.M):
+    arguments = json.loads(match.group(1))
+    if "-emit-executable" in arguments and arguments[arguments.index("-o") + 1] == binary:
+        print("\n".join(arguments))
+        break
+PYTHON
+    )
+    [ "${#LINK[@]}" -gt 0 ] || { echo "release: herald's link command is not in $MANIFEST" >&2; exit 1; }
+    for index in "${!LINK[@]}"; do
+        [ "${LINK[$index]}" = "-o" ] && LINK[index + 1]=$BIN
+    done
+    echo "== linking the debug build's objects with the Swift runtime and Foundation statically: $BIN"
+    rm -f "$BIN"
+    if ! "${LINK[@]}" -static-stdlib -L"$STATIC_LIBS" -Xlinker --gc-sections \
+        -Xlinker --start-group -lFoundation -lFoundationInternationalization -lFoundationEssentials -lCoreFoundation \
+        -l_FoundationICU -l_FoundationCShims -l_FoundationCollections -lswiftDispatch -ldispatch -lBlocksRuntime \
+        -lswiftSynchronization -Xlinker --end-group >"$SCRATCH/linked/link.log" 2>&1 || [ ! -x "$BIN" ]; then
+        cat "$SCRATCH/linked/link.log" >&2
+        echo "release: the static link of the debug build failed (above)" >&2
+        exit 1
+    fi
+    CHECKOUTS=$(dirname "$(dirname "$DEBUG_BIN")")/checkouts
+elif [ "$BUILD" -eq 1 ]; then
     # Both executables, not only `herald`: this is also the build that shows a release build of the package still works
     # (a debug-only CI once missed a broken one for 41 commits); herald-bench costs little more, what it is made of is in
     # herald already. Not every target: the test tiers' target imports Testing, which has no static build.
@@ -73,7 +117,9 @@ if [ "$BUILD" -eq 1 ]; then
         swift build "${BUILD_FLAGS[@]}" --product "$product"
     done
 fi
-BIN=$(swift build "${BUILD_FLAGS[@]}" --show-bin-path)/herald
+if [ "$LINK_DEBUG_BUILD" -eq 0 ]; then
+    BIN=$(swift build "${BUILD_FLAGS[@]}" --show-bin-path)/herald
+fi
 [ -x "$BIN" ] || { echo "release: no binary at $BIN (run without --no-build)" >&2; exit 1; }
 
 rm -rf "$WORK"
@@ -109,7 +155,7 @@ mkdir -p "$WORK/completions"
 
 # Third-party licences: each Swift package linked in, and the Swift runtime and Foundation.
 mkdir -p "$WORK/licenses"
-for checkout in "$SCRATCH"/checkouts/*; do
+for checkout in "$CHECKOUTS"/*; do
     package=$(basename "$checkout")
     for file in "$checkout"/LICENSE* "$checkout"/NOTICE*; do
         [ -f "$file" ] && cp "$file" "$WORK/licenses/$package-$(basename "$file")"
