@@ -33,6 +33,9 @@ enum Interop {
     static let seleniumPin = "selenium==4.51.0"
     /// The pytest that runs `Examples/TestingFromAnyLanguage` (`.ci/run`'s `PYTEST_PIN`; keep them equal).
     static let pytestPin = "pytest==9.2.0"
+    /// The web push library `Tests/Interop/pywebpush_client.py` drives, and the two it builds on (`.ci/run`'s
+    /// `WEBPUSH_PIN`; keep them equal).
+    static let pywebpushPins = ["pywebpush==2.5.0", "py-vapid==1.9.6", "http-ece==1.2.1"]
 
     /// The Python that has aioapns, selenium and pytest: `HERALD_INTEROP_PYTHON` (set by `.ci/run`), else the package's
     /// `.build/interop-venv`, created and filled on first use (under a lock, once per test process).
@@ -85,6 +88,42 @@ enum Interop {
             }
         }
         return (result, answers)
+    }
+
+    /// Runs `Tests/Interop/pywebpush_client.py` and decodes its one JSON line; the interop Python is given
+    /// ``pywebpushPins`` first when it lacks them (under a lock, so that two test processes install once).
+    static func pywebpush(_ arguments: [String]) async throws -> (result: ProcessResult, answer: PyWebPushAnswer) {
+        let python = try await python()
+        let versions = pywebpushPins.map { pin in
+            let parts = pin.split(separator: "=", omittingEmptySubsequences: true)
+            return "m.version('\(parts[0])') == '\(parts[1])'"
+        }
+        let install = try await ExternalProcess.run(
+            "bash",
+            [
+                "-c",
+                """
+                set -eu
+                exec 9>"${TMPDIR:-/tmp}/herald-pywebpush-install.lock"
+                flock 9
+                "$PYTHON" -c "$CHECK" >/dev/null 2>&1 || "$PYTHON" -m pip install --quiet --disable-pip-version-check "$@"
+                """,
+                "install-pywebpush",
+            ] + pywebpushPins,
+            environment: ["PYTHON": python, "CHECK": "import importlib.metadata as m, pywebpush; assert " + versions.joined(separator: " and ")],
+            deadline: .seconds(600)
+        )
+        guard install.succeeded else { throw InteropError("could not install \(pywebpushPins) into \(python):\n\(install)") }
+        let script = packageRoot.appendingPathComponent("Tests/Interop/pywebpush_client.py").path
+        let result = try await ExternalProcess.run(python, [script] + arguments, deadline: .seconds(60))
+        guard result.succeeded, result.lines.count == 1, let line = result.lines.first else {
+            throw InteropError("pywebpush_client.py did not print one answer:\n\(result)")
+        }
+        do {
+            return (result, try JSONDecoder().decode(PyWebPushAnswer.self, from: Data(line.utf8)))
+        } catch {
+            throw InteropError("pywebpush_client.py printed a line that is not an answer: \(line)\n\(result)")
+        }
     }
 }
 
