@@ -25,6 +25,9 @@ struct SendCommand: AsyncParsableCommand {
             --repeat N sends N times (at --rate R per second, or as fast as the server's stream limit allows), \
             shows progress on standard error, and prints a summary: sent, accepted, each reason, latency.
 
+            --web-push SUBSCRIPTION.json sends a web push to a subscription's endpoint instead: encrypted for its keys \
+            (aes128gcm) and signed with --vapid-key for --subject; --ca-file and --timeout apply. Exit status 0 for 201.
+
             Exit status: 0 when every notification was accepted (200); 1 when any was rejected or got no answer; \
             1, with one line on standard error, for a bad option value, a file it cannot read or no connection; \
             64 for a command line that cannot be parsed. See docs/herald-send.md.
@@ -53,7 +56,7 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "Send {\"aps\":{\"alert\":\"<text>\"}}; with --event, the Live Activity's alert body.")
     var alert: String?
 
-    @Option(help: "apns-topic: the app's bundle id (default: the payload's Simulator Target Bundle).")
+    @Option(help: "apns-topic: the app's bundle id (default: the payload's Simulator Target Bundle); with --web-push, the Topic header.")
     var topic: String?
 
     @Option(
@@ -93,9 +96,13 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(help: "One JSON object per answer (and a final {\"summary\":…} line with --repeat).")
     var json = false
 
+    @OptionGroup var webPush: WebPushSendOptions
+
     func run() async throws {
+        if webPush.subscription != nil { return try await runWebPush() }
         try await reportingErrors {
             connection.warnAboutDeprecatedOptions()
+            if let stray = webPush.strayOption { throw CLIFailure("\(stray) goes with --web-push") }
             let plan = try await resolve(now: Date())
             let allAccepted = try await ProviderConnectionOptions.withClient(plan.configuration, label: "herald.send") { client -> Bool in
                 switch plan.target {
