@@ -66,6 +66,9 @@ extension SendCommand {
             ("a .apns file", apnsFile != nil), ("--token", token != nil), ("--push-type", pushType != nil), ("--priority", priority != nil),
             ("--expiration", expiration != nil), ("--collapse-id", collapseID != nil), ("--apns-id", apnsID != nil),
             ("--broadcast", broadcast != nil), ("--event", liveActivity.event != nil), ("--repeat", repeatCount != 1), ("--rate", rate != nil),
+            ("--server", connection.server != ProviderConnectionOptions.defaultURL || connection.deprecatedURL != nil),
+            ("--key-file, --key-id or --team-id", connection.keyFile != nil || connection.keyID != nil || connection.teamID != nil),
+            ("--cert or --cert-key", connection.cert != nil || connection.certKey != nil),
         ]
         if let name = apnsOnly.first(where: \.1)?.0 { throw CLIFailure("\(name) is for APNs, not --web-push") }
         guard let path = webPush.subscription else { throw CLIFailure("give --web-push SUBSCRIPTION.json") }

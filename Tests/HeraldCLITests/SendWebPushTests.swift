@@ -195,6 +195,8 @@ struct SendWebPushTests {
                 ("subscription.json", good + ["--topic", String(repeating: "a", count: 33)], "--topic must be at most 32"),
                 ("subscription.json", good + ["--ttl=-1"], "--ttl must be 0 or more seconds"),
                 ("subscription.json", good + ["--token", "ab"], "--token is for APNs, not --web-push"),
+                ("subscription.json", good + ["--server", "http://127.0.0.1:1"], "--server is for APNs, not --web-push"),
+                ("subscription.json", good + ["--key-file", "AuthKey_ABC.p8"], "--key-file, --key-id or --team-id is for APNs"),
                 ("subscription.json", good + ["--payload", "{}"], "give one payload"),
                 ("subscription.json", ["--subject", "mailto:ops@example.com"], "give a payload"),
                 ("subscription.json", good + ["--alert-title", "B"], "give --alert or --alert-title, not both"),
