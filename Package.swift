@@ -226,6 +226,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldPostgres", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
                 "HeraldWeb", "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer", "HeraldUserNotifications",
+                "HeraldWebPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -331,7 +332,7 @@ let package = Package(
             name: "HeraldCLITests",
             dependencies: [
                 "HeraldCLI", "HeraldProviderClient", "HeraldStore", "HeraldPostgres", "HeraldCore", "HeraldUserNotifications", "HeraldTesting",
-                "HeraldTestSupport",
+                "HeraldTestSupport", "HeraldWebPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -393,6 +394,7 @@ let package = Package(
             name: "HeraldEndToEndTests",
             dependencies: [
                 "HeraldProviderClient", "HeraldDeviceLink", "HeraldGateway", "HeraldStore", "HeraldAuth", "HeraldCore", "HeraldTestSupport",
+                "HeraldWebPush", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // LinkedDevice (HeraldDeviceHost) against a server of the testing kit.
