@@ -1,18 +1,12 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTestTiers
 import HeraldWebPush
-import Synchronization
 import Testing
 
 @testable import HeraldCLI
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `herald send --web-push`: the command against a local server that records what it is sent — the body decrypts with
 /// the subscription's keys, VAPID verifies for the endpoint's origin, the headers are as given; bad input sends nothing.
@@ -34,9 +28,9 @@ struct SendWebPushTests {
     struct Fixture {
         let directory: URL
         let keys = WebPushSubscriptionKeys()
-        let server: CaptureServer
+        let server: CapturingHTTPServer
 
-        init(server: CaptureServer) throws {
+        init(server: CapturingHTTPServer) throws {
             self.server = server
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-webpush-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -68,7 +62,7 @@ struct SendWebPushTests {
             )
         }
 
-        func send(_ arguments: [String]) async throws -> (WebPushAnswer, CaptureServer.Request) {
+        func send(_ arguments: [String]) async throws -> (WebPushAnswer, CapturingHTTPServer.Request) {
             let command = try command(arguments)
             let answer = try await command.sendWebPush(command.resolveWebPush(now: Date()))
             let request = try #require(server.requests.last)
@@ -86,7 +80,9 @@ struct SendWebPushTests {
     )
         async throws
     {
-        let server = try CaptureServer(status: status, headers: headers, body: body)
+        let server = try CapturingHTTPServer(
+            answer: .init(status: status, headers: headers.map { (name: $0.0, value: $0.1) } + [("Content-Type", "application/json")], body: body)
+        )
         let fixture = try Fixture(server: server)
         defer {
             server.stop()
@@ -107,14 +103,14 @@ struct SendWebPushTests {
             #expect(answer.line.hasPrefix("201  location http://127.0.0.1/m/42  "))
             #expect(request.method == "POST")
             #expect(request.path == "/push/sub-1")
-            #expect(request.headers["ttl"] == "60")
-            #expect(request.headers["urgency"] == "high")
-            #expect(request.headers["topic"] == "order-42")
-            #expect(request.headers["content-encoding"] == "aes128gcm")
+            #expect(request.value("ttl") == "60")
+            #expect(request.value("urgency") == "high")
+            #expect(request.value("topic") == "order-42")
+            #expect(request.value("content-encoding") == "aes128gcm")
             #expect(try fixture.keys.decrypt(request.body) == Array(payload.utf8))
             let signer = try VAPIDSigner(pemRepresentation: Self.vapidPEM, subject: "")
             let identity = try VAPIDVerifier().verify(
-                authorization: request.headers["authorization"],
+                authorization: request.value("authorization"),
                 cryptoKey: nil,
                 subscriptionKey: signer.publicKey,
                 origin: fixture.origin,
@@ -137,9 +133,9 @@ struct SendWebPushTests {
                 String(decoding: try fixture.keys.decrypt(fromOptions.body), as: UTF8.self)
                     == #"{"web_push":8030,"notification":{"title":"Hi","body":"Your \"order\" shipped","navigate":"https://example.com/o/1"}}"#
             )
-            #expect(fromOptions.headers["ttl"] == "2419200")
-            #expect(fromOptions.headers["urgency"] == nil)
-            #expect(fromOptions.headers["topic"] == nil)
+            #expect(fromOptions.value("ttl") == "2419200")
+            #expect(fromOptions.value("urgency") == nil)
+            #expect(fromOptions.value("topic") == nil)
             let (_, wrapped) = try await fixture.send(options + ["--payload", #"{"title":"A","app_badge":"3"}"#])
             #expect(
                 String(decoding: try fixture.keys.decrypt(wrapped.body), as: UTF8.self)
@@ -150,7 +146,7 @@ struct SendWebPushTests {
             #expect(try fixture.keys.decrypt(asGiven.body) == Array(whole.utf8))
             let (_, plain) = try await fixture.send(["--subject", "mailto:ops@example.com", "--alert", "Hello", "--ttl", "0"])
             #expect(String(decoding: try fixture.keys.decrypt(plain.body), as: UTF8.self) == #"{"title":"Hello"}"#)
-            #expect(plain.headers["ttl"] == "0")
+            #expect(plain.value("ttl") == "0")
         }
     }
 
@@ -236,114 +232,5 @@ struct SendWebPushTests {
             let error = try await #require(throws: CLIFailure.self) { try await command.sendWebPush(command.resolveWebPush(now: Date())) }
             #expect(error.description.hasPrefix("no answer from the push service at \(fixture.origin) ("))
         }
-    }
-}
-
-/// An HTTP/1.1 server on 127.0.0.1 that records each request (method, path, headers, body) and gives one answer.
-final class CaptureServer: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        /// Header names in lower case.
-        var headers: [String: String]
-        var body: [UInt8]
-    }
-
-    let port: UInt16
-    private let socketFD: Int32
-    private let log = RequestList()
-    private let stopped = Mutex(false)
-
-    init(status: Int, headers: [(String, String)], body: String) throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
-        socketFD = fd
-        let head =
-            "HTTP/1.1 \(status) Answer\r\n" + headers.map { "\($0.0): \($0.1)\r\n" }.joined()
-            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
-        let response = Array((head + body).utf8)
-        let log = log
-        Thread.detachNewThread {
-            while true {
-                let client = accept(fd, nil, nil)
-                if client < 0 { return }
-                if let request = Self.read(client) { log.requests.withLock { $0.append(request) } }
-                var sent = 0
-                while sent < response.count {
-                    let count = response[sent...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    if count <= 0 { break }
-                    sent += count
-                }
-                close(client)
-            }
-        }
-    }
-
-    /// The requests received so far.
-    var requests: [Request] { log.requests.withLock { $0 } }
-
-    /// Stops accepting connections (once).
-    func stop() {
-        guard
-            stopped.withLock({ stopped in
-                defer { stopped = true }
-                return !stopped
-            })
-        else { return }
-        shutdown(socketFD, Int32(SHUT_RDWR))
-        close(socketFD)
-    }
-
-    /// The requests, shared with the thread that accepts them.
-    private final class RequestList: Sendable {
-        let requests = Mutex<[Request]>([])
-    }
-
-    /// One request: the head up to a blank line, then `Content-Length` octets; `nil` for anything else or over 1 MiB.
-    private static func read(_ client: Int32) -> Request? {
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        var headEnd: Int?
-        var expected = Int.max
-        while received.count < expected, received.count < 1 << 20 {
-            let count = recv(client, &buffer, buffer.count, 0)
-            if count <= 0 { return nil }
-            received += buffer[0..<count]
-            if headEnd == nil, let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
-                headEnd = end
-                let head = String(decoding: received[..<end], as: UTF8.self)
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                expected = end + (length.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0)
-            }
-        }
-        guard let headEnd else { return nil }
-        let lines = String(decoding: received[..<headEnd], as: UTF8.self).split(separator: "\r\n")
-        let requestLine = lines.first?.split(separator: " ") ?? []
-        guard requestLine.count >= 2 else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: Array(received[headEnd...]))
     }
 }

@@ -9,7 +9,7 @@ import Testing
 /// provider ports.
 ///
 /// Each test makes a subscription (``WebPushSubscriptionKeys`` and a VAPID key pair from swift-crypto) whose endpoint
-/// is a ``CapturingEndpoint`` answering with Herald's request rules, runs `Tests/Interop/pywebpush_client.py` as a
+/// is a ``CapturingHTTPServer`` answering with Herald's request rules, runs `Tests/Interop/pywebpush_client.py` as a
 /// site's server would, then hands the request pywebpush sent to the protocol layer: VAPID, the request rules, and the
 /// user agent's decryption. pywebpush's own view (the status and `reason` it got) is asserted too.
 @Suite("Interop: pywebpush against the web push protocol layer", .serialized, .tier(.process))

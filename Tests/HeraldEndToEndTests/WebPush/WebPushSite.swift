@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldWebPush
 
 /// One web app's subscription and the site that pushes to it, for the pywebpush interop tests.
 ///
 /// The browser's side: ``keys`` (`p256dh`, `auth`) and the VAPID key the subscription was made with
 /// (``applicationServerKey``). The site's side: the VAPID private key in a PEM file, as pywebpush reads it. The push
-/// service's side: a ``CapturingEndpoint`` at `/push/<id>` that answers with Herald's request rules, as the push service
+/// service's side: a ``CapturingHTTPServer`` at `/push/<id>` that answers with Herald's request rules, as the push service
 /// will (`201 Created` with a `Location`, or the refusal's status and `{"reason":…}`).
 final class WebPushSite: Sendable {
     /// The wall clock in seconds, as the push service reads VAPID's `exp`.
@@ -18,7 +19,7 @@ final class WebPushSite: Sendable {
     let applicationServerKey: VAPIDPublicKey
     let directory: URL
     let vapidKeyFile: URL
-    let endpoint: CapturingEndpoint
+    let endpoint: CapturingHTTPServer
     let endpointPath = "/push/" + UUID().uuidString.lowercased()
 
     init() throws {
@@ -31,7 +32,7 @@ final class WebPushSite: Sendable {
         vapidKeyFile = directory.appendingPathComponent("vapid.pem")
         try vapidKey.pemRepresentation.write(to: vapidKeyFile, atomically: true, encoding: .utf8)
         let subscription = WebPushRequest.Subscription(applicationServerKey: key)
-        endpoint = try CapturingEndpoint { request, origin in
+        endpoint = try CapturingHTTPServer { request, origin in
             let decision = WebPushRequest(headers: request.headers, bodyLength: request.body.count, origin: origin)
                 .evaluate(subscription: subscription, policy: WebPushPolicy(), nowSeconds: Self.now)
             switch decision {
@@ -73,7 +74,7 @@ final class WebPushSite: Sendable {
     }
 
     /// The one request the endpoint received.
-    func onlyRequest() throws -> CapturingEndpoint.Request {
+    func onlyRequest() throws -> CapturingHTTPServer.Request {
         let requests = endpoint.requests
         guard requests.count == 1, let request = requests.first else {
             throw InteropError("the endpoint received \(requests.count) requests, not 1")
@@ -82,13 +83,13 @@ final class WebPushSite: Sendable {
     }
 
     /// The request rules' decision on a captured request, for this subscription.
-    func evaluate(_ request: CapturingEndpoint.Request) -> Result<WebPushRequest.Accepted, WebPushRefusal> {
+    func evaluate(_ request: CapturingHTTPServer.Request) -> Result<WebPushRequest.Accepted, WebPushRefusal> {
         WebPushRequest(headers: request.headers, bodyLength: request.body.count, origin: endpoint.origin)
             .evaluate(subscription: .init(applicationServerKey: applicationServerKey), policy: WebPushPolicy(), nowSeconds: Self.now)
     }
 
     /// The refusal of a captured request, `nil` when the rules accept it.
-    func refusal(_ request: CapturingEndpoint.Request) -> WebPushRefusal? {
+    func refusal(_ request: CapturingHTTPServer.Request) -> WebPushRefusal? {
         guard case .failure(let refusal) = evaluate(request) else { return nil }
         return refusal
     }

@@ -7,58 +7,80 @@ import Glibc
 import Darwin
 #endif
 
-/// A subscription's endpoint for one test: a tiny HTTP/1.1 server on 127.0.0.1 and an ephemeral port that records each
-/// request as it came (method, path, headers in order, body) and answers what `respond` decides, one request per
-/// connection.
+/// A tiny HTTP/1.1 server on 127.0.0.1 and an ephemeral port that records each request as it came (method, path,
+/// headers in order, body) and answers what `respond` decides, one request per connection: a web push endpoint for
+/// the tests of what a provider sends (`herald send --web-push`, pywebpush).
 ///
-/// `LocalHTTPServer` records only paths; a web push is judged by its headers and body. Limits: a request head of at
-/// most ``maximumHeadLength`` bytes, a body of at most ``maximumBodyLength`` (by `Content-Length`; chunked bodies are
-/// answered 411), and ``readTimeoutSeconds`` per read, so a stuck client cannot hold the accept loop.
-final class CapturingEndpoint: Sendable {
+/// ``LocalHTTPServer`` serves fixed bodies and records only paths; a web push is judged by its headers and body.
+/// Limits: a request head of at most ``maximumHeadLength`` bytes, a body of at most ``maximumBodyLength`` (by
+/// `Content-Length`; chunked bodies are answered 411), and ``readTimeoutSeconds`` per read, so a stuck client cannot hold
+/// the accept loop.
+public final class CapturingHTTPServer: Sendable {
     /// One request as received.
-    struct Request: Sendable {
-        var method: String
-        var path: String
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
         /// Header names and values in the order received, names as sent.
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
 
         /// The values of the header `name`, in any case.
-        func values(_ name: String) -> [String] {
+        public func values(_ name: String) -> [String] {
             headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        }
+
+        /// The first value of the header `name`, in any case.
+        public func value(_ name: String) -> String? { values(name).first }
+    }
+
+    /// What the server answers.
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [(name: String, value: String)]
+        public var body: String
+
+        /// An answer.
+        public init(status: Int, headers: [(name: String, value: String)] = [], body: String = "") {
+            self.status = status
+            self.headers = headers
+            self.body = body
         }
     }
 
-    /// What the endpoint answers.
-    struct Answer: Sendable {
-        var status: Int
-        var headers: [(name: String, value: String)] = []
-        var body: String = ""
+    /// Why the server could not start.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    static let maximumHeadLength = 65_536
-    static let maximumBodyLength = 1_048_576
-    static let readTimeoutSeconds = 10
+    public static let maximumHeadLength = 65_536
+    public static let maximumBodyLength = 1_048_576
+    public static let readTimeoutSeconds = 10
 
     /// The port it listens on.
-    let port: UInt16
+    public let port: UInt16
     private let socketFD: Int32
     private let received = Received()
+    private let stopped = Mutex(false)
 
     /// `http://127.0.0.1:<port>`: the origin of every endpoint it serves, what VAPID's `aud` names.
-    var origin: String { "http://127.0.0.1:\(port)" }
+    public var origin: String { "http://127.0.0.1:\(port)" }
 
     /// The requests received so far, in order.
-    var requests: [Request] { received.requests.withLock { $0 } }
+    public var requests: [Request] { received.requests.withLock { $0 } }
+
+    /// Starts serving on a new thread, giving every request the same answer.
+    public convenience init(answer: Answer) throws {
+        try self.init { _, _ in answer }
+    }
 
     /// Starts serving on a new thread; `respond` is given each request and the server's origin.
-    init(respond: @escaping @Sendable (Request, _ origin: String) -> Answer) throws {
+    public init(respond: @escaping @Sendable (Request, _ origin: String) -> Answer) throws {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw InteropError("socket() failed: errno \(errno)") }
+        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -68,7 +90,7 @@ final class CapturingEndpoint: Sendable {
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
-            throw InteropError("cannot listen on 127.0.0.1: errno \(errno)")
+            throw Failure(description: "cannot listen on 127.0.0.1: errno \(errno)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
@@ -87,8 +109,13 @@ final class CapturingEndpoint: Sendable {
         }
     }
 
-    /// Stops accepting connections.
-    func stop() {
+    /// Stops accepting connections; again, does nothing (the socket's number may be another's by then).
+    public func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         shutdown(socketFD, Int32(SHUT_RDWR))
         close(socketFD)
     }
