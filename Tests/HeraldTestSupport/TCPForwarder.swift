@@ -17,8 +17,8 @@ public final class TCPForwarder: @unchecked Sendable {
     /// Listens on a free loopback port and forwards each connection to `127.0.0.1:targetPort`.
     public init(toLoopbackPort targetPort: Int) throws {
         self.targetPort = targetPort
-        let (descriptor, port) = try Self.listen(port: 0)
-        self.port = port
+        let (descriptor, port) = try LoopbackListener.open(backlog: 64)
+        self.port = Int(port)
         listener = descriptor
         startAccepting(descriptor)
     }
@@ -39,7 +39,7 @@ public final class TCPForwarder: @unchecked Sendable {
 
     /// Listens on the same port again.
     public func restore() throws {
-        let (descriptor, _) = try Self.listen(port: port)
+        let (descriptor, _) = try LoopbackListener.open(port: port, backlog: 64)
         lock.lock()
         listener = descriptor
         lock.unlock()
@@ -122,28 +122,6 @@ public final class TCPForwarder: @unchecked Sendable {
         lock.unlock()
         _ = close(pair.client)
         _ = close(pair.upstream)
-    }
-
-    private static func listen(port: Int) throws -> (Int32, Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-        var yes: Int32 = 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && Glibc.listen(descriptor, 64) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else {
-            _ = close(descriptor)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
-        }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     private static func connectLoopback(port: Int) throws -> Int32 {

@@ -47,11 +47,6 @@ public final class CapturingHTTPServer: Sendable {
         }
     }
 
-    /// Why the server could not start.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     public static let maximumHeadLength = 65_536
     public static let maximumBodyLength = 1_048_576
     public static let readTimeoutSeconds = 10
@@ -75,28 +70,7 @@ public final class CapturingHTTPServer: Sendable {
 
     /// Starts serving on a new thread; `respond` is given each request and the server's origin.
     public init(respond: @escaping @Sendable (Request, _ origin: String) -> Answer) throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw Failure(description: "cannot listen on 127.0.0.1: errno \(errno)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let port = UInt16(bigEndian: address.sin_port)
+        let (fd, port) = try LoopbackListener.open()
         self.port = port
         socketFD = fd
         let received = received
