@@ -124,6 +124,8 @@ let package = Package(
             name: "HeraldWeb",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldDeviceLink", "HeraldDelivery", "HeraldConsole",
+                // A web push subscription's `applicationServerKey` is checked where the device link registers it.
+                "HeraldWebPush",
                 // The router and the server.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -156,7 +158,7 @@ let package = Package(
         .target(
             name: "HeraldGateway",
             dependencies: [
-                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldHTTP2",
+                "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldHTTP2", "HeraldWebPush",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -198,7 +200,14 @@ let package = Package(
             ]
         ),
         // A simulated device on the device link: hello, registration, receive → ack → report, reconnection.
-        .target(name: "HeraldDeviceHost", dependencies: ["HeraldCore", "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications"]),
+        .target(
+            name: "HeraldDeviceHost",
+            dependencies: [
+                "HeraldCore", "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications",
+                // A device's web apps (docs/web-push.md, "The browser side"): decryption and the service worker.
+                "HeraldWebPush", "HeraldServiceWorker",
+            ]
+        ),
         // The wiring of `herald serve`: store, delivery engine, gateway, device link, inspection API and the console's
         // API (which sends through the gateway with the provider client).
         .target(
@@ -274,13 +283,14 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldHTTP2", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldTestSupport",
+                "HeraldGateway", "HeraldHTTP2", "HeraldAuth", "HeraldStore", "HeraldCore", "HeraldTestSupport", "HeraldWebPush",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -402,6 +412,7 @@ let package = Package(
             name: "HeraldDeviceHostTests",
             dependencies: [
                 "HeraldDeviceHost", "HeraldDeviceLink", "HeraldSimulator", "HeraldTesting", "HeraldCore", "HeraldTestSupport",
+                "HeraldWebPush",
             ]
         ),
         .testTarget(

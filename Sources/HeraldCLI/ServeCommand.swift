@@ -21,6 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var data: DataDirectoryOptions
 
+    @OptionGroup(title: "Web push (docs/web-push.md)") var webPush: WebPushServeOptions
+
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
@@ -213,6 +215,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.gateway.limits.maximumConnections = maximumConnections
         configuration.gateway.perTokenRateLimit = perTokenRate
         configuration.gateway.generatedIDFormat = generatedIDFormat
+        configuration.gateway.webPush = try webPush.policy()
         if let eventLoops { configuration.gateway.eventLoopThreads = eventLoops }
         configuration.tls.certificatePath = tlsCertificate
         configuration.tls.privateKeyPath = tlsKey

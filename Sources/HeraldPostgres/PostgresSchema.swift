@@ -28,7 +28,7 @@ enum PostgresSchema {
         """
 
     /// Every migration, oldest first.
-    static let migrations: [Migration] = [initial, cluster, console]
+    static let migrations: [Migration] = [initial, cluster, console, webPush]
 
     /// `0001-initial`: the registry (keys, apps, devices, tokens), notifications and their traces, channels.
     static let initial = Migration(
@@ -242,6 +242,27 @@ enum PostgresSchema {
                 node_id text NOT NULL CHECK (char_length(node_id) BETWEEN 1 AND 48)
             )
             """
+        ]
+    )
+
+    /// `0004-web-push`: web push subscriptions in the token registry (kind `web-push`, docs/web-push.md), one active per
+    /// device, origin and `applicationServerKey`; a notification's payload up to 8192 bytes, room for a web push
+    /// message's envelope (its body of at most 4096 bytes in base64url, ``WebPushStoredMessage`` in HeraldWebPush). The
+    /// same change as SQLite's v11.
+    static let webPush = Migration(
+        name: "0004-web-push",
+        statements: [
+            "ALTER TABLE device_token DROP CONSTRAINT device_token_kind_check",
+            """
+            ALTER TABLE device_token ADD CONSTRAINT device_token_kind_check
+                CHECK (kind IN ('device', 'activity', 'push-to-start', 'web-push'))
+            """,
+            """
+            CREATE UNIQUE INDEX device_token_active_web_push ON device_token (device_id, bundle_id, environment, activity_type)
+            WHERE unregistered_at IS NULL AND device_id IS NOT NULL AND kind = 'web-push'
+            """,
+            "ALTER TABLE notification DROP CONSTRAINT notification_payload_check",
+            "ALTER TABLE notification ADD CONSTRAINT notification_payload_check CHECK (octet_length(payload) BETWEEN 1 AND 8192)",
         ]
     )
 }

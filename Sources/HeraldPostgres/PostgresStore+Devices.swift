@@ -125,8 +125,8 @@ extension PostgresStore {
     /// Registers a Live Activity token a device reports; the rules are ``SQLiteStore``'s
     /// (``DeviceRegistry/registerActivityToken(_:limit:)``), with the device's row locked for the transaction.
     public func registerActivityToken(_ request: ActivityTokenRequest, limit: Int) async throws -> AppTokenRegistration {
-        guard request.kind.isActivityKind else {
-            throw StoreError.invalidRecord.with(detail: "\(request.kind) is not an activity token kind")
+        guard request.kind.isActivityKind || request.kind.isWebPush else {
+            throw StoreError.invalidRecord.with(detail: "\(request.kind) is not an activity token kind or web-push")
         }
         let deviceKey = request.deviceID.lowercased()
         let now = clock.nowMilliseconds()
@@ -152,12 +152,12 @@ extension PostgresStore {
             let active = try counted.first?.decode(Int.self) ?? 0
             var changed: [RegistryCache.CachedToken] = []
             var replaced: String?
-            if request.kind == .pushToStart {
+            if request.kind == .pushToStart || request.kind == .webPush {
                 replaced = try await self.rows(
                     """
                     SELECT token FROM device_token WHERE device_id = \(deviceKey) AND bundle_id = \(request.bundleID)
                         AND environment = \(request.environment.rawValue) AND activity_type = \(request.activityType)
-                        AND unregistered_at IS NULL AND kind = 'push-to-start'
+                        AND unregistered_at IS NULL AND kind = \(request.kind.rawValue)
                     """,
                     on: connection
                 ).first?.decode(String.self)

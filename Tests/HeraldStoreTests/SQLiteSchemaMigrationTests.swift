@@ -52,7 +52,7 @@ struct SQLiteSchemaMigrationTests {
             try Self.makeVersion1File(in: directory)
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"])
 
                 let id = try #require(NotificationID(Self.apnsID))
                 let stored = try #require(try await store.notification(id))
@@ -72,6 +72,15 @@ struct SQLiteSchemaMigrationTests {
                 // The device's tokens and notifications are found by its id, as for devices added later.
                 #expect(try await store.tokens(deviceID: Self.device).map(\.token.hex) == [Self.older, Self.newer])
                 #expect(try await store.listNotifications(deviceID: Self.device, limit: 10).map(\.notification.id.key) == [Self.apnsID])
+
+                // v11 widened two CHECKs by editing the schema's text: the file is sound, and the new values pass.
+                let check = try await store.pool.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+                #expect(check == ["ok"])
+                let schema = try await store.pool.read {
+                    try String.fetchAll($0, sql: "SELECT sql FROM sqlite_schema WHERE name IN ('device_token', 'notification') ORDER BY name")
+                }
+                #expect(schema.first?.contains("'push-to-start', 'web-push'))") == true)
+                #expect(schema.last?.contains("BETWEEN 1 AND 8192") == true)
             }
         }
     }
@@ -101,7 +110,7 @@ struct SQLiteSchemaMigrationTests {
             try await withStore(in: directory) { _ in }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"])
                 #expect(try await store.counts().notifications == 1)
             }
         }

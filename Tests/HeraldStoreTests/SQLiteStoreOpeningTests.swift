@@ -54,7 +54,7 @@ struct SQLiteStoreOpeningTests {
             }
             try await withStore(in: directory) { store in
                 let applied = try await store.pool.read { try SQLiteSchema.migrator.appliedMigrations($0) }
-                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"])
+                #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11"])
                 #expect(try store.lookup(token)?.bundleID == "com.example.app")
             }
         }

@@ -321,6 +321,51 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "Web push subscriptions: one per device, origin and key (a new one retires the old); payloads up to 8192 bytes",
+        arguments: StoreBackend.allCases
+    )
+    func webPushSubscriptions(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let device = try await store.addDevice(name: "mac").device
+            let key = "BA1Hxzyi1RUM1b5wjxsn7nGxAszw2u61m164i3MrAIxHF6YK5h4SDYic-dRuU_RCPCfA5aq9ojSwk5Y2EmClBPs"
+            func subscription(key: String = key) -> ActivityTokenRequest {
+                ActivityTokenRequest(
+                    deviceID: device.id,
+                    bundleID: "https://shop.example",
+                    environment: .production,
+                    kind: .webPush,
+                    token: .random(),
+                    activityType: key
+                )
+            }
+            let first = subscription()
+            let registered = try await store.registerActivityToken(first, limit: 8)
+            #expect(registered.isNew && registered.token.kind == .webPush && registered.token.activityType == key)
+            #expect(try store.lookup(first.token)?.kind == .webPush)
+            let second = subscription()
+            _ = try await store.registerActivityToken(second, limit: 8)
+            #expect(try store.lookup(first.token)?.isActive == false)
+            #expect(try store.lookup(second.token)?.isActive == true)
+            // Another key is another subscription: the one for the first key stays.
+            let otherKey = subscription(key: String(key.reversed()))
+            _ = try await store.registerActivityToken(otherKey, limit: 8)
+            #expect(try store.lookup(second.token)?.isActive == true)
+            // A web push message's envelope is larger than APNs's 5120 bytes; the store takes up to 8192.
+            var message = AcceptedNotification.fixture(token: second.token)
+            message.bundleID = "https://shop.example"
+            message.topic = "https://shop.example"
+            message.environment = .production
+            message.pushType = .webPush
+            message.payload = Array(#"{"web_push_message":{"body":""#.utf8) + [UInt8](repeating: 0x41, count: 8000) + Array(#""}}"#.utf8)
+            try await store.accept(message)
+            #expect(try await store.notification(message.id)?.notification.payload == message.payload)
+            var tooLarge = AcceptedNotification.fixture(token: second.token)
+            tooLarge.payload = [UInt8](repeating: 0x20, count: 8193)
+            await #expect(throws: StoreError.self) { try await store.accept(tooLarge) }
+        }
+    }
+
     @Test("Signing keys and apps: add, list, duplicate, remove; the hot-path lookups see them", arguments: StoreBackend.allCases)
     func keysAndApps(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in

@@ -27,12 +27,33 @@ public struct ProviderRequestHead: Sendable {
     /// Whether one of the headers above was sent more than once (`DuplicateHeaders`).
     public private(set) var hasDuplicates = false
 
+    // Web push (docs/web-push.md): the push service's headers, read on every path and used only on `/push/<id>`.
+
+    /// `:authority`, or `host` when there is none (HTTP/1.1, or an HTTP/2 client that sends `host`): the origin a web
+    /// push's VAPID `aud` must name.
+    public var authority: String?
+    /// `ttl` (RFC 8030 §5.2).
+    public var ttl: String?
+    /// `urgency` (RFC 8030 §5.3).
+    public var urgency: String?
+    /// `topic` (RFC 8030 §5.4); not `apns-topic`.
+    public var webPushTopic: String?
+    /// `content-encoding`.
+    public var contentEncoding: String?
+    /// `crypto-key` (the draft form of VAPID).
+    public var cryptoKey: String?
+    /// Whether `ttl`, `urgency`, `topic`, `content-encoding` or `crypto-key` was sent more than once; apart from
+    /// ``hasDuplicates`` so that an APNs request that repeats a header Apple ignores is not refused for it.
+    public private(set) var hasWebPushDuplicates = false
+
     /// An empty head.
     public init() {}
 
     /// One of the header fields the provider API reads.
     public enum Field: Sendable, Hashable {
         case method, path, authorization, apnsID, expiration, priority, topic, pushType, collapseID, channelID, requestID
+        // Web push's.
+        case authority, host, ttl, urgency, webPushTopic, contentEncoding, cryptoKey
     }
 
     /// Records one header field; names are compared in lowercase, as HTTP/2 requires.
@@ -54,6 +75,13 @@ public struct ProviderRequestHead: Sendable {
         case .collapseID: Self.set(&collapseID, value, &hasDuplicates)
         case .channelID: Self.set(&channelID, value, &hasDuplicates)
         case .requestID: Self.set(&requestID, value, &hasDuplicates)
+        case .authority: authority = value
+        case .host: if authority == nil { authority = value }
+        case .ttl: Self.set(&ttl, value, &hasWebPushDuplicates)
+        case .urgency: Self.set(&urgency, value, &hasWebPushDuplicates)
+        case .webPushTopic: Self.set(&webPushTopic, value, &hasWebPushDuplicates)
+        case .contentEncoding: Self.set(&contentEncoding, value, &hasWebPushDuplicates)
+        case .cryptoKey: Self.set(&cryptoKey, value, &hasWebPushDuplicates)
         }
     }
 
@@ -65,14 +93,17 @@ public struct ProviderRequestHead: Sendable {
         // By length first: most names are rejected without reading them.
         func matches(_ lowercase: StaticString) -> Bool { equalsIgnoringASCIICase(name, lowercase) }
         switch name.count {
-        case 5: return matches(":path") ? .path : nil
-        case 7: return matches(":method") ? .method : matches("apns-id") ? .apnsID : nil
-        case 10: return matches("apns-topic") ? .topic : nil
+        case 3: return matches("ttl") ? .ttl : nil
+        case 4: return matches("host") ? .host : nil
+        case 5: return matches(":path") ? .path : matches("topic") ? .webPushTopic : nil
+        case 7: return matches(":method") ? .method : matches("apns-id") ? .apnsID : matches("urgency") ? .urgency : nil
+        case 10:
+            return matches("apns-topic") ? .topic : matches(":authority") ? .authority : matches("crypto-key") ? .cryptoKey : nil
         case 13: return matches("authorization") ? .authorization : matches("apns-priority") ? .priority : nil
         case 14: return matches("apns-push-type") ? .pushType : nil
         case 15:
             return matches("apns-expiration") ? .expiration : matches("apns-channel-id") ? .channelID : matches("apns-request-id") ? .requestID : nil
-        case 16: return matches("apns-collapse-id") ? .collapseID : nil
+        case 16: return matches("apns-collapse-id") ? .collapseID : matches("content-encoding") ? .contentEncoding : nil
         default: return nil
         }
     }
@@ -106,6 +137,8 @@ public struct ProviderRequestHead: Sendable {
         /// Another path under `/1/apps/`: not channel management, but answered as channel management answers (with
         /// `apns-request-id`, never `apns-id`).
         case otherAppPath
+        /// `/push/<id>`: a web push to a subscription (docs/web-push.md), with the id as sent.
+        case webPush(String)
         /// Any other path.
         case other
     }
@@ -117,7 +150,7 @@ public struct ProviderRequestHead: Sendable {
         let utf8 = path.utf8
         let end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
         let prefix = "/3/device".utf8
-        guard utf8[..<end].starts(with: prefix) else { return Self.broadcastTarget(path[..<end]) }
+        guard utf8[..<end].starts(with: prefix) else { return Self.otherTarget(path[..<end]) }
         var index = utf8.index(utf8.startIndex, offsetBy: prefix.count)
         if index == end { return .missingToken }
         guard utf8[index] == UInt8(ascii: "/") else { return .other }
@@ -127,9 +160,11 @@ public struct ProviderRequestHead: Sendable {
         return .device(String(path[index..<end]))
     }
 
-    /// The channel-management and broadcast paths; `.other` for anything else (off the device-push hot path).
-    private static func broadcastTarget(_ path: Substring) -> PathTarget {
+    /// The channel-management, broadcast and web push paths; `.other` for anything else (off the device-push hot path).
+    private static func otherTarget(_ path: Substring) -> PathTarget {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // "", "push", id: a subscription's endpoint. An empty id names no subscription (answered as an unknown one).
+        if parts.count == 3, parts[1] == "push" { return .webPush(String(parts[2])) }
         // "", "1", "apps", bundle, "channels" | "all-channels"; "", "4", "broadcasts", "apps", bundle.
         if parts.count == 5, parts[1] == "1", parts[2] == "apps", !parts[3].isEmpty {
             switch parts[4] {

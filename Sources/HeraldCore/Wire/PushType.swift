@@ -24,6 +24,9 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let pushtotalk = Self(rawValue: "pushtotalk")
     public static let voip = Self(rawValue: "voip")
     public static let widgets = Self(rawValue: "widgets")
+    /// A web push message (docs/web-push.md): the push type Herald stores a message the push service accepted with.
+    /// Not an `apns-push-type` (not in ``allKnown``): `POST /3/device` refuses it as any unknown type.
+    public static let webPush = Self(rawValue: "web-push")
 
     /// Every push type Apple documents.
     public static let allKnown: [PushType] = [

@@ -94,7 +94,11 @@ public struct FaultMatch: Sendable, Hashable {
     /// Whether a request matches.
     public func matches(_ head: ProviderRequestHead) -> Bool {
         if let token {
-            guard case .device(let sent) = head.pathTarget, sent.lowercased() == token else { return false }
+            // A web push subscription's id is a token too (docs/faults.md): a rule faults its endpoint `/push/<id>`.
+            switch head.pathTarget {
+            case .device(let sent), .webPush(let sent): guard sent.lowercased() == token else { return false }
+            default: return false
+            }
         }
         if let topic, head.topic != topic { return false }
         if let pushType, head.pushType != pushType { return false }

@@ -127,9 +127,14 @@ public final class FaultTable: Sendable {
                 if let until = rule.untilMilliseconds, nowMilliseconds >= until { continue }
                 guard rule.match.matches(head) else { continue }
                 if let limit = rule.match.perSecondAbove {
-                    guard case .device(let token) = head.pathTarget,
-                        Self.count(token.lowercased(), in: &state.slots[index].rate, nowMilliseconds: nowMilliseconds) > limit
-                    else { continue }
+                    let token: String
+                    switch head.pathTarget {
+                    case .device(let sent), .webPush(let sent): token = sent
+                    default: continue
+                    }
+                    guard Self.count(token.lowercased(), in: &state.slots[index].rate, nowMilliseconds: nowMilliseconds) > limit else {
+                        continue
+                    }
                 }
                 if rule.probability < 1, state.slots[index].generator.nextUnitInterval() >= rule.probability { return nil }
                 state.slots[index].entry.failed += 1

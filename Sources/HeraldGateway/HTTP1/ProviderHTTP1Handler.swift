@@ -30,6 +30,8 @@ final class ProviderHTTP1Handler: ChannelInboundHandler {
             head.add(name: ":method", value: request.method.rawValue)
             head.add(name: ":path", value: request.uri)
             keepAlive = request.isKeepAlive
+            // `host` is a transport header below (never a duplicate), but a web push's VAPID `aud` is checked against it.
+            if let host = request.headers.first(name: "host") { head.add(.host, value: host) }
             for header in request.headers where !Self.transportHeaders.contains(header.name.lowercased()) {
                 head.add(name: header.name.lowercased(), value: header.value)
             }

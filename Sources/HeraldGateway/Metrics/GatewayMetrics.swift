@@ -138,6 +138,19 @@ public struct GatewayMetrics: Sendable {
         }
     }
 
+    static let webPushName = "herald_web_push_requests_total"
+    static let webPushHelp = "Web push requests (docs/web-push.md) by HTTP status and reason: 201 with an empty reason for accepted."
+
+    /// Counts a web push request's answer: `201` (`reason` nil) once its message is durable or answered as sent, else
+    /// the refusal. Off the APNs hot path, so the series is looked up by label (the registry keeps one per label set).
+    func recordWebPush(status: Int, reason: String?) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(metricName: Self.webPushName, unitName: "", helpText: Self.webPushHelp),
+            labels: [("status", String(status)), ("reason", reason ?? "")]
+        )
+        .increment()
+    }
+
     private static func makeRejectedCounter(_ reason: APNSReason, in registry: PrometheusCollectorRegistry) -> Counter {
         registry.makeCounter(
             descriptor: MetricNameDescriptor(metricName: rejectedName, unitName: "", helpText: rejectedHelp),

@@ -7,11 +7,16 @@ struct ProviderConnectionState: Sendable {
     var authentication: ConnectionAuthentication
     /// Why the connection's client certificate cannot be used at all, if it cannot.
     var certificateRejection: APNSReason?
+    /// Whether the connection came over TLS: the scheme of the origin a web push was sent to (its VAPID `aud`).
+    var isTLS: Bool
+    /// Whether a web push with valid VAPID credentials came on this connection (its stream limit was raised then).
+    var sentValidWebPush = false
     private var pendingStreamLimitRaise = false
 
-    init(authentication: ConnectionAuthentication, certificateRejection: APNSReason? = nil) {
+    init(authentication: ConnectionAuthentication, certificateRejection: APNSReason? = nil, isTLS: Bool = false) {
         self.authentication = authentication
         self.certificateRejection = certificateRejection
+        self.isTLS = isTLS
     }
 
     /// Whether the connection may use all its streams from the start.

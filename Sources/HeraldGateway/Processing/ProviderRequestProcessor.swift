@@ -2,6 +2,7 @@ import Foundation
 import HeraldAuth
 import HeraldCore
 import HeraldStore
+import HeraldWebPush
 import Logging
 import NIOCore
 import Prometheus
@@ -43,6 +44,8 @@ final class ProviderRequestProcessor: Sendable {
     let services: ProviderServices
     let environment: APNSEnvironment
     private let policy: ValidationPolicy
+    /// The push service's choices (docs/web-push.md).
+    let webPushPolicy: WebPushPolicy
     private let rules: ProviderRequestRules
     private let rateLimiter: TokenRateLimiter?
     private let generatedIDFormat: GeneratedIDFormat
@@ -66,13 +69,15 @@ final class ProviderRequestProcessor: Sendable {
         )
         self.environment = configuration.environment
         self.policy = configuration.policy
+        self.webPushPolicy = configuration.webPush
         self.generatedIDFormat = configuration.generatedIDFormat
         self.rules = ProviderRequestRules(environment: configuration.environment, policy: configuration.policy)
         self.rateLimiter = configuration.perTokenRateLimit > 0 ? TokenRateLimiter(perSecond: configuration.perTokenRateLimit) : nil
     }
 
-    /// The state of a new connection, given the client certificate it presented (DER), if any.
-    func makeConnectionState(clientCertificateDER: [UInt8]?) -> ProviderConnectionState {
+    /// The state of a new connection, given the client certificate it presented (DER), if any, and whether it came over
+    /// TLS.
+    func makeConnectionState(clientCertificateDER: [UInt8]?, isTLS: Bool = false) -> ProviderConnectionState {
         var authConfiguration = ConnectionAuthentication.Configuration()
         authConfiguration.badEnvironmentKeyReason = policy.badEnvironmentKeyReason
         var certificate: ProviderCertificate?
@@ -89,7 +94,7 @@ final class ProviderRequestProcessor: Sendable {
             clientCertificate: certificate,
             configuration: authConfiguration
         )
-        return ProviderConnectionState(authentication: authentication, certificateRejection: rejection)
+        return ProviderConnectionState(authentication: authentication, certificateRejection: rejection, isTLS: isTLS)
     }
 
     /// Decides one request; a rejection is counted here, an acceptance once its commit completes.
@@ -159,6 +164,16 @@ final class ProviderRequestProcessor: Sendable {
             let requestID = head.requestID.flatMap { NotificationID($0)?.text } ?? NotificationID.random().text
             let knownMethod = head.method.map { ["POST", "GET", "DELETE"].contains($0) } ?? false
             return .respond(refusal(requestID: requestID)(knownMethod ? .badPath : .methodNotAllowed))
+        case .webPush(let subscription):
+            return webPushDecision(
+                head: head,
+                subscription: subscription,
+                body: body,
+                bodyTooLarge: bodyTooLarge,
+                connection: &connection,
+                apnsID: apnsID,
+                startedAt: startedAt
+            )
         case .broadcast(let bundleID):
             return broadcastDecision(
                 head: head,
@@ -200,8 +215,11 @@ final class ProviderRequestProcessor: Sendable {
             case .success(let sequence):
                 onAccepted?(notification, sequence, device)
                 metrics.recordAccepted(startedAt: startedAt)
+                if notification.pushType == .webPush { metrics.recordWebPush(status: 201, reason: nil) }
             case .failure(let error):
-                metrics.recordRejected(Self.reason(forCommitFailure: error))
+                let reason = Self.reason(forCommitFailure: error)
+                metrics.recordRejected(reason)
+                if notification.pushType == .webPush { metrics.recordWebPush(status: reason.status, reason: reason.rawValue) }
             }
             completion(result.map { _ in }.mapError { $0 })
         }
@@ -246,7 +264,7 @@ final class ProviderRequestProcessor: Sendable {
         case .missingToken: return .failure(Rejection(reason: .missingDeviceToken))
         case .device(let text): tokenText = text
         // Broadcasts are not served yet (docs/broadcast.md); channel management never reaches here.
-        case .other, .otherAppPath, .broadcast, .channels, .allChannels: return .failure(Rejection(reason: .badPath))
+        case .other, .otherAppPath, .broadcast, .channels, .allChannels, .webPush: return .failure(Rejection(reason: .badPath))
         }
         // 3. duplicate headers
         guard !head.hasDuplicates else { return .failure(Rejection(reason: .duplicateHeaders)) }

@@ -23,6 +23,8 @@ public struct ProviderServices: Sendable {
     public var onBroadcast: (@Sendable (ChannelMessage) -> Void)?
     /// Told of each channel a provider deleted (the hub ends its subscriptions): id, bundle id, environment.
     public var onChannelDeleted: (@Sendable (String, String, APNSEnvironment) -> Void)?
+    /// The newest web pushes the push service refused, for the inspection API's traces (docs/web-push.md).
+    public var webPushRefusals = WebPushRefusalLog()
     /// The longest a channel with storage policy 1 keeps its most recent broadcast, in seconds (Apple: 8 hours).
     public var maximumBroadcastStorageSeconds: Int64 = 8 * 3600
 

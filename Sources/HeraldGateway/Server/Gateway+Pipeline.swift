@@ -76,8 +76,9 @@ extension Gateway {
         configuration: GatewayConfiguration
     ) throws {
         let sync = context.pipeline.syncOperations
-        let certificate = try? sync.handler(type: NIOSSLServerHandler.self).peerCertificate
-        let connection = processor.makeConnectionState(clientCertificateDER: try certificate?.toDERBytes())
+        let tlsHandler = try? sync.handler(type: NIOSSLServerHandler.self)
+        let certificate = tlsHandler?.peerCertificate
+        let connection = processor.makeConnectionState(clientCertificateDER: try certificate?.toDERBytes(), isTLS: tlsHandler != nil)
         switch wire {
         case .http2:
             // Spec §A.1: with token auth, one stream until a request carries a valid token.

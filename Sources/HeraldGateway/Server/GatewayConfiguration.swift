@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldWebPush
 import NIOCore
 
 /// How a gateway listens and which rules it applies.
@@ -44,6 +45,8 @@ public struct GatewayConfiguration: Sendable {
     public var generatedIDFormat: GeneratedIDFormat = .timeOrdered
     /// The reasons chosen where Apple's are undocumented.
     public var policy = ValidationPolicy()
+    /// The push service's choices where Apple is silent (docs/web-push.md, "Herald's choices").
+    public var webPush = WebPushPolicy()
     /// The bounds on what one client may make the server hold (docs/provider-api.md, "Limits").
     public var limits = Limits()
     /// Event-loop threads; defaults to the number of cores.

@@ -57,6 +57,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v10") { db in
             try migrateToVersion10(db)
         }
+        migrator.registerMigration("v11") { db in
+            try migrateToVersion11(db)
+        }
         return migrator
     }
 
@@ -396,6 +399,36 @@ enum SQLiteSchema {
         "DROP INDEX notification_by_token",
         "CREATE INDEX notification_by_token_window ON notification (seq >> 10, token)",
     ]
+
+    /// v11: web push subscriptions in the token registry (kind `web-push`, docs/web-push.md): the token is the
+    /// subscription's id, `bundle_id` the web app's origin, `activity_type` its `applicationServerKey`; one active
+    /// subscription per device, origin and key. A notification's payload may be up to 8192 bytes: a web push message's
+    /// envelope carries its body (at most 4096 bytes) in base64url.
+    ///
+    /// Why the schema's text is edited: SQLite cannot alter a CHECK constraint, and both changes only widen what the
+    /// CHECKs accept (every row that passed still passes), which is the case SQLite documents as safe to make in
+    /// `sqlite_schema` directly ("Making Other Kinds Of Table Schema Changes", www.sqlite.org/lang_altertable.html),
+    /// where rebuilding `device_token` would mean rebuilding its triggers and every table that references it.
+    private static func migrateToVersion11(_ db: Database) throws {
+        let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        try db.execute(sql: "PRAGMA writable_schema = ON")
+        try db.execute(
+            sql: "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'device_token'",
+            arguments: ["'push-to-start'))", "'push-to-start', 'web-push'))"]
+        )
+        try db.execute(
+            sql: "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'notification'",
+            arguments: ["CHECK (length(payload) BETWEEN 1 AND 5120)", "CHECK (length(payload) BETWEEN 1 AND 8192)"]
+        )
+        try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
+        try db.execute(sql: "PRAGMA writable_schema = OFF")
+        try db.execute(
+            sql: """
+                CREATE UNIQUE INDEX device_token_active_web_push ON device_token (device_id, bundle_id, environment, activity_type)
+                WHERE unregistered_at IS NULL AND device_id IS NOT NULL AND kind = 'web-push'
+                """
+        )
+    }
 
     /// v10: a smaller notification row (issue 21: bytes on disk per notification; bench/storage).
     ///

@@ -3,7 +3,9 @@ import HeraldCore
 
 extension SQLiteStore {
     /// Registers a Live Activity token a device reports (an activity's push token or a type's push-to-start
-    /// token), stamped with the store clock's time, and caches it so the gateway routes pushes to it at once.
+    /// token) or a web app's push subscription (kind `web-push`: `bundleID` the web app's origin, `activityType` the
+    /// subscription's `applicationServerKey`), stamped with the store clock's time, and caches it so the gateway routes
+    /// pushes to it at once.
     ///
     /// Idempotent: the same token again for the same device, app, environment and kind returns it (`isNew` false).
     /// A new push-to-start token of a type retires the type's previous one on that device (it rotated). Fails with
@@ -12,8 +14,8 @@ extension SQLiteStore {
     /// ``StoreError/invalidRecord`` for a `device` kind or a value the schema refuses.
     public func registerActivityToken(_ request: ActivityTokenRequest, limit: Int) async throws -> AppTokenRegistration {
         try checkOpen()
-        guard request.kind.isActivityKind else {
-            throw StoreError.invalidRecord.with(detail: "\(request.kind) is not an activity token kind")
+        guard request.kind.isActivityKind || request.kind.isWebPush else {
+            throw StoreError.invalidRecord.with(detail: "\(request.kind) is not an activity token kind or web-push")
         }
         let deviceKey = request.deviceID.lowercased()
         let now = clock.nowMilliseconds()
@@ -41,14 +43,14 @@ extension SQLiteStore {
                 ) ?? 0
             var changed: [RegistryCache.CachedToken] = []
             var replaced: String?
-            if request.kind == .pushToStart {
+            if request.kind == .pushToStart || request.kind == .webPush {
                 replaced = try String.fetchOne(
                     db,
                     sql: """
                         SELECT token FROM device_token WHERE device_id = ? AND bundle_id = ? AND environment = ?
-                            AND activity_type = ? AND unregistered_at IS NULL AND kind = 'push-to-start'
+                            AND activity_type = ? AND unregistered_at IS NULL AND kind = ?
                         """,
-                    arguments: [deviceKey, request.bundleID, request.environment.rawValue, request.activityType]
+                    arguments: [deviceKey, request.bundleID, request.environment.rawValue, request.activityType, request.kind.rawValue]
                 )
             }
             guard active - (replaced == nil ? 0 : 1) < limit else {
