@@ -101,7 +101,7 @@ struct DeviceFleet: Sendable {
                         case .broadcast(let broadcast):
                             broadcasts?.received(broadcast.requestID, at: DeliveryLedger.now())
                         case .welcome, .registered, .unregistered, .interact, .activityTokenRegistered, .activityTokenRetired,
-                            .channelSubscribed, .channelUnsubscribed:
+                            .channelSubscribed, .channelUnsubscribed, .webPushSubscribed, .webPushUnsubscribed:
                             break
                         }
                     }

@@ -126,6 +126,34 @@ public final class DeviceLinkClient: Sendable {
         return answer
     }
 
+    /// Registers a web app's push subscription and returns its endpoint, where the site's server sends (the Push API's
+    /// `PushSubscription.endpoint`). Fails with the server's error (`invalid-origin`, `invalid-application-server-key`,
+    /// `token-taken`, `too-many-tokens`).
+    ///
+    /// - Parameters:
+    ///   - origin: The web app's origin, `https://host[:port]`.
+    ///   - applicationServerKey: The VAPID public key the page subscribed with, in base64url.
+    ///   - token: The subscription id, chosen by the device (``DeviceToken/random()``) and kept with the
+    ///     subscription's keys.
+    public func subscribeWebPush(origin: String, applicationServerKey: String, token: DeviceToken) async throws -> DeviceLinkWebPushSubscription {
+        let reply = try await onLoop { handler in
+            handler.request {
+                .webPushSubscribe(
+                    DeviceLinkWebPushSubscriptionRequest(id: $0, origin: origin, applicationServerKey: applicationServerKey, token: token)
+                )
+            }
+        }
+        guard case .webPushSubscribed(let answer) = reply else { throw DeviceLinkClientError.unexpectedReply }
+        return answer
+    }
+
+    /// Ends a web app's push subscription (the page unsubscribed, or the browser revoked it): pushes to its endpoint then
+    /// get `410 Unregistered`. Fails with `not-registered` when the device has no such active subscription.
+    public func unsubscribeWebPush(token: DeviceToken) async throws {
+        let reply = try await onLoop { handler in handler.request { .webPushUnsubscribe(id: $0, token: token) } }
+        guard case .webPushUnsubscribed = reply else { throw DeviceLinkClientError.unexpectedReply }
+    }
+
     /// Acknowledges a notification; an error about it, if any, arrives on ``messages``.
     public func acknowledge(_ apnsID: NotificationID) {
         sendWithoutWaiting(.ack(apnsID: apnsID))

@@ -174,6 +174,16 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
                 request.succeed(message)
                 return
             }
+        case .webPushSubscribed(let reply):
+            if let id = reply.id, let request = pendingRequests.removeValue(forKey: id) {
+                request.succeed(message)
+                return
+            }
+        case .webPushUnsubscribed(let reply):
+            if let id = reply.id, let request = pendingRequests.removeValue(forKey: id) {
+                request.succeed(message)
+                return
+            }
         case .error(let error):
             if let id = error.id, let request = pendingRequests.removeValue(forKey: id) {
                 request.fail(error)

@@ -35,6 +35,9 @@ extension DeviceLinkClientMessage {
             self = .retireActivityToken(id: try reader.optionalString("id", context: context), token: try Self.activityTokenValue(reader, context))
         case "subscribe-channel": self = .subscribeChannel(try Self.channelRequest(reader, context))
         case "unsubscribe-channel": self = .unsubscribeChannel(try Self.channelRequest(reader, context))
+        case "web-push-subscribe": self = .webPushSubscribe(try Self.webPushSubscription(reader, context))
+        case "web-push-unsubscribe":
+            self = .webPushUnsubscribe(id: try reader.optionalString("id", context: context), token: try Self.activityTokenValue(reader, context))
         default: throw context.with(code: .unknownType, message: "unknown frame type \"\(type)\"")
         }
     }
@@ -95,6 +98,16 @@ extension DeviceLinkClientMessage {
             Self.write(request, type: "subscribe-channel", into: &writer)
         case .unsubscribeChannel(let request):
             Self.write(request, type: "unsubscribe-channel", into: &writer)
+        case .webPushSubscribe(let request):
+            writer.member("type", "web-push-subscribe")
+            if let id = request.id { writer.member("id", id) }
+            writer.member("origin", request.origin)
+            writer.member("applicationServerKey", request.applicationServerKey)
+            writer.member("token", request.token.hex)
+        case .webPushUnsubscribe(let id, let token):
+            writer.member("type", "web-push-unsubscribe")
+            if let id { writer.member("id", id) }
+            writer.member("token", token.hex)
         }
         writer.endObject()
         return writer.bytes

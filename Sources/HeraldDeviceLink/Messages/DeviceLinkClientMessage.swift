@@ -32,6 +32,12 @@ public enum DeviceLinkClientMessage: Sendable, Hashable {
     /// `unsubscribe-channel`: no activity of the app follows the channel any more. The answer is
     /// `channel-unsubscribed`.
     case unsubscribeChannel(DeviceLinkChannelRequest)
+    /// `web-push-subscribe`: a web app on the device subscribed (the Push API's `subscribe()`); the answer is
+    /// `web-push-subscribed`, with the endpoint its server sends to.
+    case webPushSubscribe(DeviceLinkWebPushSubscriptionRequest)
+    /// `web-push-unsubscribe`: the subscription ended (the page unsubscribed, or the browser revoked it); pushes to it
+    /// now get `410 Unregistered`. The answer is `web-push-unsubscribed`.
+    case webPushUnsubscribe(id: String?, token: DeviceToken)
 }
 
 /// The body of `interacted`: how an `interact` request went.
@@ -121,9 +127,19 @@ public struct DeviceLinkReportEvent: RawRepresentable, Hashable, Sendable, Custo
     /// The user pressed the content extension's media play/pause button.
     public static let media = Self(rawValue: "media")
 
+    // A web app's message (docs/web-push.md): decrypted, then shown or not.
+
+    /// A web push message was decrypted (RFC 8291) for its web app.
+    public static let decrypted = Self(rawValue: "decrypted")
+    /// A web app's notification was shown (detail: its title, body and tag).
+    public static let shown = Self(rawValue: "shown")
+    /// A web push message showed no notification (detail: why — it did not decrypt, the service worker showed
+    /// nothing, …).
+    public static let notShown = Self(rawValue: "not-shown")
+
     /// Every event a server accepts.
     public static let allKnown: [DeviceLinkReportEvent] = [
-        .displayed, .modified, .dropped, .background, .action, .dismissed, .removed, .expanded, .media,
+        .displayed, .modified, .dropped, .background, .action, .dismissed, .removed, .expanded, .media, .decrypted, .shown, .notShown,
     ]
 
     /// Whether a server accepts this event.

@@ -28,7 +28,8 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let invalidBundleID = Self(rawValue: "invalid-bundle-id")
     /// The environment is neither `sandbox` nor `production`.
     public static let invalidEnvironment = Self(rawValue: "invalid-environment")
-    /// `unregister` for an app that has no active token on this device.
+    /// `unregister` for an app that has no active token on this device; `retire-activity-token` or
+    /// `web-push-unsubscribe` of a token that is not one of the device's active tokens of that kind.
     public static let notRegistered = Self(rawValue: "not-registered")
     /// An `ack` for a notification that is not waiting for an acknowledgement on this connection, or a `report` about a
     /// notification that was not sent to this device (another device's, or an unknown `apns-id`).
@@ -42,9 +43,10 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let deviceOffline = Self(rawValue: "device-offline")
     /// An `activity-token`'s `kind` is neither `activity` nor `push-to-start`.
     public static let invalidKind = Self(rawValue: "invalid-kind")
-    /// An activity token is not 16 to 200 hex digits (an even number).
+    /// An activity token or a web push subscription id is not 16 to 200 hex digits (an even number).
     public static let invalidToken = Self(rawValue: "invalid-token")
-    /// An activity token is already registered for another device, app or kind, or was retired.
+    /// An activity token or web push subscription id is already registered for another device, app or kind, or was
+    /// retired.
     public static let tokenTaken = Self(rawValue: "token-taken")
     /// The device already holds ``DeviceLinkClientMessage/maximumActivityTokens`` active activity tokens.
     public static let tooManyTokens = Self(rawValue: "too-many-tokens")
@@ -54,6 +56,11 @@ public struct DeviceLinkErrorCode: RawRepresentable, Hashable, Sendable, CustomS
     public static let unknownChannel = Self(rawValue: "unknown-channel")
     /// The connection already subscribes to the most channels it may.
     public static let tooManySubscriptions = Self(rawValue: "too-many-subscriptions")
+    /// `web-push-subscribe` named an origin that is not `https://host[:port]` or `http://host[:port]`, or is over 255
+    /// bytes.
+    public static let invalidOrigin = Self(rawValue: "invalid-origin")
+    /// `web-push-subscribe`'s `applicationServerKey` is not a P-256 public key in base64url (65 bytes, uncompressed).
+    public static let invalidApplicationServerKey = Self(rawValue: "invalid-application-server-key")
     /// The server failed (e.g. its store); the request may be retried.
     public static let `internal` = Self(rawValue: "internal")
 

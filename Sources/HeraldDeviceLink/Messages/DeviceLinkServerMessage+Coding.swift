@@ -84,6 +84,23 @@ extension DeviceLinkServerMessage {
                     channelID: try reader.string("channel", context: context)
                 )
             )
+        case "web-push-subscribed":
+            self = .webPushSubscribed(
+                DeviceLinkWebPushSubscription(
+                    id: try reader.optionalString("id", context: context),
+                    token: try Self.token(reader, context),
+                    endpoint: try reader.string("endpoint", context: context),
+                    isNew: try reader.bool("isNew", context: context)
+                )
+            )
+        case "web-push-unsubscribed":
+            self = .webPushUnsubscribed(
+                DeviceLinkWebPushUnsubscription(
+                    id: try reader.optionalString("id", context: context),
+                    token: try Self.token(reader, context),
+                    retiredAtMilliseconds: try reader.integer("retiredAt", context: context)
+                )
+            )
         case "broadcast":
             guard let priority = Int(exactly: try reader.integer("priority", context: context)) else {
                 throw context.with(message: "\"priority\" is out of range")
@@ -197,6 +214,21 @@ extension DeviceLinkServerMessage {
             writer.member("type", "channel-unsubscribed")
             writer.member("id", reply.id)
             writer.member("channel", reply.channelID)
+        case .webPushSubscribed(let reply):
+            writer = JSONTextWriter()
+            writer.beginObject()
+            writer.member("type", "web-push-subscribed")
+            writer.member("id", reply.id)
+            writer.member("token", reply.token.hex)
+            writer.member("endpoint", reply.endpoint)
+            writer.member("isNew", reply.isNew)
+        case .webPushUnsubscribed(let reply):
+            writer = JSONTextWriter()
+            writer.beginObject()
+            writer.member("type", "web-push-unsubscribed")
+            writer.member("id", reply.id)
+            writer.member("token", reply.token.hex)
+            writer.member("retiredAt", reply.retiredAtMilliseconds)
         case .broadcast(let broadcast):
             writer = JSONTextWriter(capacity: 256 + broadcast.payload.count)
             writer.beginObject()

@@ -27,6 +27,10 @@ public enum DeviceLinkServerMessage: Sendable, Hashable {
     case channelUnsubscribed(DeviceLinkChannelReply)
     /// `broadcast`: a provider's broadcast on a channel the device subscribes to (no `ack`).
     case broadcast(DeviceLinkBroadcast)
+    /// `web-push-subscribed`: the answer to `web-push-subscribe`, with the subscription's endpoint.
+    case webPushSubscribed(DeviceLinkWebPushSubscription)
+    /// `web-push-unsubscribed`: the answer to `web-push-unsubscribe`; pushes to the endpoint get `410 Unregistered`.
+    case webPushUnsubscribed(DeviceLinkWebPushUnsubscription)
 }
 
 /// The body of `interact`: one user interaction for the device to run.

@@ -52,9 +52,19 @@ public struct TraceEventKind: RawRepresentable, Hashable, Sendable, CustomString
     /// The user pressed the content extension's media play/pause button.
     public static let media = Self(rawValue: "media")
 
+    // A web app's reports (docs/web-push.md). Stored as their names (``TraceText`` has no letter for them): a web push
+    // message has two or three events of its own, not worth a frozen code yet.
+
+    /// The device decrypted a web push message for its web app.
+    public static let decrypted = Self(rawValue: "decrypted")
+    /// The web app showed a notification (detail: its title, body and tag).
+    public static let shown = Self(rawValue: "shown")
+    /// The web push message showed nothing (detail: why).
+    public static let notShown = Self(rawValue: "not-shown")
+
     /// The events a device may report over its link.
     public static let deviceReports: Set<TraceEventKind> = [
-        .displayed, .modified, .dropped, .background, .action, .dismissed, .removed, .expanded, .media,
+        .displayed, .modified, .dropped, .background, .action, .dismissed, .removed, .expanded, .media, .decrypted, .shown, .notShown,
     ]
 
     /// The stored form.
