@@ -157,6 +157,9 @@ public struct HeraldServer: Sendable {
             FaultsAPI(faults: faults, clock: configuration.clock).addRoutes(to: &routes)
             ResetAPI(reset: { try await Self.reset(store: store, engine: engine, faults: faults, options: $0) }).addRoutes(to: &routes)
             ConsoleResponder().addRoutes(to: &routes)
+            var webConfiguration = webConfiguration
+            let usesTLS = gatewayConfiguration.tlsPort != nil
+            webConfiguration.webPush.providerPort = { await Self.pushServicePort(of: gateway, usesTLS: usesTLS) }
             return WebServer(
                 configuration: webConfiguration,
                 registry: store,
@@ -217,6 +220,13 @@ public struct HeraldServer: Sendable {
     public func waitUntilReady() async throws {
         try await gateway.waitUntilReady()
         try await web?.waitUntilReady()
+    }
+
+    /// The provider port web push endpoints name (docs/web-push.md): the TLS port, or the cleartext one when there is no
+    /// TLS port; `nil` until the gateway listens.
+    static func pushServicePort(of gateway: Gateway, usesTLS: Bool) async -> WebPushEndpoints.ProviderPort? {
+        if usesTLS { return await gateway.tlsPort.map { WebPushEndpoints.ProviderPort(scheme: "https", port: $0) } }
+        return await gateway.cleartextPort.map { WebPushEndpoints.ProviderPort(scheme: "http", port: $0) }
     }
 
     /// Closes the store, committing what is queued; call after the services have stopped.

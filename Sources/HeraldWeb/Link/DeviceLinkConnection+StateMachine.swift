@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldDelivery
 import HeraldDeviceLink
+import HeraldWebPush
 import NIOCore
 
 extension DeviceLinkConnection {
@@ -45,6 +46,11 @@ extension DeviceLinkConnection {
             case subscribeChannel(DeviceLinkChannelRequest)
             /// End one of the connection's subscriptions and answer `channel-unsubscribed`.
             case unsubscribeChannel(DeviceLinkChannelRequest)
+            /// Register a web push subscription (its key checked and in base64url without padding), then call
+            /// `webPushSubscribed`.
+            case subscribeWebPush(DeviceLinkWebPushSubscriptionRequest, deviceID: String)
+            /// End one of the device's web push subscriptions, then call `webPushUnsubscribed`.
+            case unsubscribeWebPush(id: String?, token: DeviceToken, deviceID: String)
             /// Tell the engine the device is connected with these active tokens.
             case openSession(deviceID: String, tokens: [DeviceToken])
             /// Tell the engine an app on this connection has this token.
@@ -145,6 +151,20 @@ extension DeviceLinkConnection {
             ] + finishRequest()
         }
 
+        /// A web push subscription was registered (or already was).
+        mutating func webPushSubscribed(_ reply: DeviceLinkWebPushSubscription) -> [Action] {
+            guard case .authenticated = state else { return finishRequest() }
+            // As for `registered`: the device learns its endpoint before the engine may send anything to the subscription.
+            return [.send(.webPushSubscribed(reply)), .tokenRegistered(reply.token)] + finishRequest()
+        }
+
+        /// A web push subscription ended.
+        mutating func webPushUnsubscribed(_ reply: DeviceLinkWebPushUnsubscription) -> [Action] {
+            guard case .authenticated = state else { return finishRequest() }
+            return [.tokenUnregistered(reply.token, atMilliseconds: reply.retiredAtMilliseconds), .send(.webPushUnsubscribed(reply))]
+                + finishRequest()
+        }
+
         /// The connection subscribes to a channel; `kept` is the channel's kept broadcast, sent right after the answer.
         mutating func channelSubscribed(_ reply: DeviceLinkChannelReply, kept: DeviceLinkBroadcast?) -> [Action] {
             guard case .authenticated = state else { return finishRequest() }
@@ -242,6 +262,11 @@ extension DeviceLinkConnection {
                 return [.subscribeChannel(request)]
             case (.authenticated, .unsubscribeChannel(let request)):
                 return [.unsubscribeChannel(request)]
+            case (.authenticated(let deviceID), .webPushSubscribe(let request)):
+                return Self.subscribe(request, deviceID: deviceID, busy: &isBusy)
+            case (.authenticated(let deviceID), .webPushUnsubscribe(let id, let token)):
+                isBusy = true
+                return [.unsubscribeWebPush(id: id, token: token, deviceID: deviceID)]
             case (.authenticated, .ack(let apnsID)):
                 return [.acknowledge(apnsID)]
             case (.authenticated(let deviceID), .report(let report)):
@@ -257,6 +282,25 @@ extension DeviceLinkConnection {
             }
         }
 
+        /// A subscription whose `applicationServerKey` is a P-256 public key goes to the store, the key written as
+        /// browsers write it (base64url without padding), so that one key is one text in the registry.
+        ///
+        /// Checked here rather than when the frame is read: HeraldDeviceLink, which devices link too, stays free of
+        /// cryptography.
+        private static func subscribe(_ request: DeviceLinkWebPushSubscriptionRequest, deviceID: String, busy: inout Bool) -> [Action] {
+            let key: VAPIDPublicKey
+            do {
+                key = try VAPIDPublicKey(base64URL: request.applicationServerKey, field: "applicationServerKey")
+            } catch {
+                let message = "\"applicationServerKey\" must be a P-256 public key in base64url: \(error.explanation)"
+                return [.send(.error(DeviceLinkError(code: .invalidApplicationServerKey, message: message, id: request.id)))]
+            }
+            var request = request
+            request.applicationServerKey = key.base64URL
+            busy = true
+            return [.subscribeWebPush(request, deviceID: deviceID)]
+        }
+
         private static func notAuthenticated(_ message: DeviceLinkClientMessage) -> DeviceLinkError {
             var error = DeviceLinkError(code: .notAuthenticated, message: "send hello first")
             switch message {
@@ -267,6 +311,8 @@ extension DeviceLinkConnection {
             case .activityToken(let token): error.id = token.id
             case .retireActivityToken(let id, _): error.id = id
             case .subscribeChannel(let request), .unsubscribeChannel(let request): error.id = request.id
+            case .webPushSubscribe(let request): error.id = request.id
+            case .webPushUnsubscribe(let id, _): error.id = id
             case .hello, .screen: break
             }
             return error

@@ -15,6 +15,8 @@ extension DeviceLinkConnection {
         case activityTokenRegistered(DeviceLinkActivityTokenReply)
         case activityTokenRetired(DeviceLinkActivityTokenReply)
         case channelSubscribed(DeviceLinkChannelReply, kept: DeviceLinkBroadcast?)
+        case webPushSubscribed(DeviceLinkWebPushSubscription)
+        case webPushUnsubscribed(DeviceLinkWebPushUnsubscription)
         /// The report's notification was sent to the reporting device.
         case reportChecked(DeviceLinkReport)
         case failed(DeviceLinkError)
@@ -216,7 +218,7 @@ extension DeviceLinkConnection {
         }
     }
 
-    private static func internalError(_ error: any Error, while action: String, id: String?, services: DeviceLinkServices) -> DeviceLinkError {
+    static func internalError(_ error: any Error, while action: String, id: String?, services: DeviceLinkServices) -> DeviceLinkError {
         services.logger.warning("device link store request failed", metadata: ["device_link.error": "\(error)"])
         return DeviceLinkError(code: .internal, message: "the server failed while \(action); try again", id: id)
     }

@@ -16,6 +16,9 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let services: DeviceLinkServices
+    /// The host the device reached the link at (its upgrade request's `Host`, port removed), or `nil`: the host of its
+    /// web push endpoints.
+    private let linkHost: String?
     private var machine: StateMachine
     private var assembler: WebSocketMessageAssembler
     private var session: DeviceLinkSession?
@@ -25,8 +28,9 @@ final class DeviceLinkConnection: ChannelInboundHandler {
     private var lastHeardAt = NIODeadline.now()
     private var closing = false
 
-    init(services: DeviceLinkServices) {
+    init(services: DeviceLinkServices, linkHost: String? = nil) {
         self.services = services
+        self.linkHost = linkHost
         self.machine = StateMachine(allowsEnrolment: services.configuration.allowsEnrolment)
         let configuration = services.configuration
         self.assembler = WebSocketMessageAssembler(
@@ -170,6 +174,15 @@ final class DeviceLinkConnection: ChannelInboundHandler {
                 }
                 write(.channelUnsubscribed(DeviceLinkChannelReply(id: request.id, channelID: request.channelID)), context: context)
                 wrote = true
+            case .subscribeWebPush(let request, let deviceID):
+                let services = self.services
+                let linkHost = self.linkHost
+                startStoreRequest(context: context) {
+                    await Self.subscribeWebPush(request, deviceID: deviceID, linkHost: linkHost, services: services)
+                }
+            case .unsubscribeWebPush(let id, let token, let deviceID):
+                let services = self.services
+                startStoreRequest(context: context) { await Self.unsubscribeWebPush(id: id, token: token, deviceID: deviceID, services: services) }
             case .openSession(let deviceID, let tokens):
                 openSession(deviceID: deviceID, tokens: tokens, context: context)
             case .tokenRegistered(let token):
@@ -244,6 +257,8 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         case .activityTokenRegistered(let reply): machine.activityTokenRegistered(reply)
         case .activityTokenRetired(let reply): machine.activityTokenRetired(reply)
         case .channelSubscribed(let reply, let kept): machine.channelSubscribed(reply, kept: kept)
+        case .webPushSubscribed(let reply): machine.webPushSubscribed(reply)
+        case .webPushUnsubscribed(let reply): machine.webPushUnsubscribed(reply)
         case .reportChecked(let report): machine.reportChecked(report)
         case .failed(let error): machine.requestFailed(error)
         }

@@ -36,6 +36,8 @@ public struct WebConfiguration: Sendable {
     /// How long a device link may hear nothing from its device (no frame, no pong) before it is closed (1001).
     /// Why: a device that vanished without a FIN would otherwise hold its connection until TCP keep-alive gives up (hours).
     public var peerTimeout: TimeAmount = .seconds(150)
+    /// Where the endpoints of web push subscriptions made over the device link point (`web-push-subscribed`).
+    public var webPush = WebPushEndpoints()
     /// Event-loop threads.
     public var eventLoopThreads = System.coreCount
 

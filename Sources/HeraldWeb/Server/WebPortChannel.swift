@@ -56,13 +56,14 @@ struct WebPortChannel: ServerChildChannel, HTTPChannelHandler {
                     if !allowed { refused.value = head }
                     return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
                 },
-                upgradePipelineHandler: { channel, _ in
+                upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
                         channel.pipeline.syncOperations.removeHandler(loopBoundDeadline.value, promise: nil)
                         channel.pipeline.syncOperations.removeHandler(parseErrors.value, promise: nil)
                         // A device's FIN ends its link (Hummingbird allows half-closed HTTP connections).
                         try channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
-                        try channel.pipeline.syncOperations.addHandler(DeviceLinkConnection(services: services))
+                        let linkHost = WebPushEndpoints.linkHost(fromHostHeader: head.headers.first(name: "host"))
+                        try channel.pipeline.syncOperations.addHandler(DeviceLinkConnection(services: services, linkHost: linkHost))
                         return .deviceLink
                     }
                 }
