@@ -151,11 +151,17 @@ extension DeviceLinkConnection {
             ] + finishRequest()
         }
 
-        /// A web push subscription was registered (or already was).
-        mutating func webPushSubscribed(_ reply: DeviceLinkWebPushSubscription) -> [Action] {
+        /// A web push subscription was registered (or already was); `replaced` is the subscription of the same origin
+        /// and key it replaced, and when that one ended.
+        mutating func webPushSubscribed(
+            _ reply: DeviceLinkWebPushSubscription,
+            replaced: (token: DeviceToken, atMilliseconds: Int64)? = nil
+        ) -> [Action] {
             guard case .authenticated = state else { return finishRequest() }
             // As for `registered`: the device learns its endpoint before the engine may send anything to the subscription.
-            return [.send(.webPushSubscribed(reply)), .tokenRegistered(reply.token)] + finishRequest()
+            var actions: [Action] = [.send(.webPushSubscribed(reply)), .tokenRegistered(reply.token)]
+            if let replaced { actions.append(.tokenUnregistered(replaced.token, atMilliseconds: replaced.atMilliseconds)) }
+            return actions + finishRequest()
         }
 
         /// A web push subscription ended.

@@ -15,7 +15,8 @@ extension DeviceLinkConnection {
         case activityTokenRegistered(DeviceLinkActivityTokenReply)
         case activityTokenRetired(DeviceLinkActivityTokenReply)
         case channelSubscribed(DeviceLinkChannelReply, kept: DeviceLinkBroadcast?)
-        case webPushSubscribed(DeviceLinkWebPushSubscription)
+        /// `replaced`: the subscription of the same origin and key it replaced, and when that one ended.
+        case webPushSubscribed(DeviceLinkWebPushSubscription, replaced: (token: DeviceToken, atMilliseconds: Int64)?)
         case webPushUnsubscribed(DeviceLinkWebPushUnsubscription)
         /// The report's notification was sent to the reporting device.
         case reportChecked(DeviceLinkReport)

@@ -7,7 +7,8 @@ extension DeviceLinkConnection {
     ///
     /// The registry keeps it as a token of kind `web-push`: the web app's origin where an app's bundle id goes, its
     /// `applicationServerKey` where an activity type goes, in production (a web push has no sandbox). A second
-    /// subscription of the same device, origin and key replaces the first, as a browser keeps one per site and key.
+    /// subscription of the same device, origin and key replaces the first, as a browser keeps one per site and key: the
+    /// outcome names the first, so that the engine drops what waits for it at once, as for an unsubscription.
     ///
     /// - Parameter linkHost: The host the device reached the link at (its `Host` header), for the endpoint's host.
     static func subscribeWebPush(
@@ -31,9 +32,15 @@ extension DeviceLinkConnection {
             activityType: request.applicationServerKey
         )
         do {
+            let previous = try await activeSubscription(of: deviceID, like: request, services: services)
             let registered = try await services.registry.registerActivityToken(registration, limit: DeviceLinkClientMessage.maximumActivityTokens)
+            var replaced: TokenRecord?
+            if let previous, registered.isNew {
+                replaced = try await services.registry.tokens(deviceID: deviceID).first { $0.token == previous.token && !$0.isActive }
+            }
             return .webPushSubscribed(
-                DeviceLinkWebPushSubscription(id: request.id, token: request.token, endpoint: endpoint, isNew: registered.isNew)
+                DeviceLinkWebPushSubscription(id: request.id, token: request.token, endpoint: endpoint, isNew: registered.isNew),
+                replaced: replaced.map { ($0.token, $0.unregisteredAtMilliseconds ?? services.clock.nowMilliseconds()) }
             )
         } catch let error as StoreError where error == .duplicateDeviceToken {
             return .failed(
@@ -54,6 +61,18 @@ extension DeviceLinkConnection {
             )
         } catch {
             return .failed(internalError(error, while: "registering the web push subscription", id: request.id, services: services))
+        }
+    }
+
+    /// The device's active subscription for the request's origin and key under another id: the one the request replaces.
+    private static func activeSubscription(
+        of deviceID: String,
+        like request: DeviceLinkWebPushSubscriptionRequest,
+        services: DeviceLinkServices
+    ) async throws -> TokenRecord? {
+        try await services.registry.tokens(deviceID: deviceID).first {
+            $0.kind.isWebPush && $0.isActive && $0.bundleID == request.origin && $0.activityType == request.applicationServerKey
+                && $0.token != request.token
         }
     }
 

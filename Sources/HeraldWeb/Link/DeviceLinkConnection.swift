@@ -257,7 +257,7 @@ final class DeviceLinkConnection: ChannelInboundHandler {
         case .activityTokenRegistered(let reply): machine.activityTokenRegistered(reply)
         case .activityTokenRetired(let reply): machine.activityTokenRetired(reply)
         case .channelSubscribed(let reply, let kept): machine.channelSubscribed(reply, kept: kept)
-        case .webPushSubscribed(let reply): machine.webPushSubscribed(reply)
+        case .webPushSubscribed(let reply, let replaced): machine.webPushSubscribed(reply, replaced: replaced)
         case .webPushUnsubscribed(let reply): machine.webPushUnsubscribed(reply)
         case .reportChecked(let report): machine.reportChecked(report)
         case .failed(let error): machine.requestFailed(error)

@@ -59,6 +59,20 @@ struct DeviceLinkWebPushStateTests {
         #expect(!machine.isWaitingForStore)
     }
 
+    @Test("a subscription that replaced another of the same origin and key tells the engine the other ended, after routing the new one")
+    func replacement() {
+        var machine = authenticatedMachine()
+        _ = machine.received(.success(.webPushSubscribe(Self.request())))
+        let old = DeviceToken(hex: String(repeating: "01", count: 32))!
+        let subscribed = DeviceLinkWebPushSubscription(id: "w1", token: Self.token, endpoint: "https://h:1/push/\(Self.token.hex)", isNew: true)
+        #expect(
+            machine.webPushSubscribed(subscribed, replaced: (old, 99)) == [
+                .send(.webPushSubscribed(subscribed)), .tokenRegistered(Self.token), .tokenUnregistered(old, atMilliseconds: 99),
+            ]
+        )
+        #expect(!machine.isWaitingForStore)
+    }
+
     @Test(
         "an applicationServerKey that is not a P-256 public key gets invalid-application-server-key at once, with the request's id",
         arguments: [

@@ -144,6 +144,10 @@ struct DeviceLinkWebPushTests {
             #expect(try await record(first, fixture, deviceID: credentials.device.id)?.isActive == false)
             #expect(try await record(second, fixture, deviceID: credentials.device.id)?.isActive == true)
             #expect(try await record(otherKey, fixture, deviceID: credentials.device.id)?.isActive == true)
+            // The engine hears that the first ended, as for an unsubscription: what waits for it is dropped at once.
+            let ended = try await fixture.engineInput { if case .tokenUnregistered(first, _) = $0 { true } else { false } }
+            guard case .tokenUnregistered(_, let at) = ended else { throw Unexpected() }
+            #expect(at == fixture.clock.nowMilliseconds())
             await client.close()
         }
     }
