@@ -15,6 +15,10 @@ struct DeviceCommand: AsyncParsableCommand {
             what the device did with it (displayed, modified, dropped, background…), which is also reported to the \
             server and lands in the notification's trace. Reconnects with backoff when the server goes away; \
             notifications sent again after a reconnect are acknowledged but shown once.
+
+            With --web-app the device also holds a web app (Safari on a Mac, or with --home-screen an iPhone's Home \
+            Screen web app): once connected it subscribes and prints the subscription's toJSON() as one line (what a \
+            page sends its server), then decrypts and shows what is pushed to it (docs/web-push.md, "The browser side").
             """
     )
 
@@ -64,12 +68,18 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-backoff"), help: "The longest wait, in seconds, between reconnection attempts.")
     var maximumBackoff = 5.0
 
+    @OptionGroup var webApp: WebAppOptions
+
     func run() async throws {
         try await reportingErrors {
             let endpoints = try servers.map(DeviceLinkEndpoint.init)
-            // The manifest first: a mistake in it must not leave a new device behind in the data directory.
+            // The manifest and the web app first: a mistake in them must not leave a new device behind in the data
+            // directory.
             let deviceManifest = try resolveManifest()
+            try webApp.validate(hasApps: !deviceManifest.apps.isEmpty)
             let hello = try await resolveHello()
+            let keyring = webAppKeyring()
+            let webApps = try webApp.webApp(keyring: keyring).map { [$0] } ?? []
             let device = try await SimulatedDevice(manifest: deviceManifest)
             let output = DeviceOutput(json: json)
             let session = DeviceLinkLoop(
@@ -77,6 +87,8 @@ struct DeviceCommand: AsyncParsableCommand {
                 hello: hello,
                 device: device,
                 output: output,
+                webApps: webApps,
+                keyring: keyring,
                 maximumBackoff: max(0.1, maximumBackoff),
                 refusalHint: id == nil && enrol == nil
                     ? "'\(name)' is a device of the data directory \(data.url.standardizedFileURL.path): is it the server's? give --data-dir"
@@ -125,8 +137,20 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw CLIFailure("--app \(bundleID): \(error)")
             }
         }
-        guard !base.apps.isEmpty else { throw CLIFailure("no apps: give --app BUNDLE_ID or --manifest FILE") }
+        guard !base.apps.isEmpty || webApp.isGiven else { throw CLIFailure("no apps: give --app BUNDLE_ID, --manifest FILE or --web-app ORIGIN") }
         return base
+    }
+
+    /// Where the web app's subscription is kept across restarts (``WebAppKeyring``): the credentials file of a device
+    /// of the data directory, a file named after the id for `--id` (when the data directory exists); none for an
+    /// enrolment, which makes a new device each time.
+    private func webAppKeyring() -> WebAppKeyring? {
+        guard webApp.isGiven, enrol == nil else { return nil }
+        guard let id else { return WebAppKeyring(file: LocalDevelopment.credentialsFile(name: name, data: data)) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: data.url.path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        let safe = String(id.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+        return WebAppKeyring(file: data.url.appendingPathComponent("devices", isDirectory: true).appendingPathComponent("\(safe).web-apps.json"))
     }
 }
 

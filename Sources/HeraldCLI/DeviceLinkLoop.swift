@@ -12,6 +12,10 @@ struct DeviceLinkLoop: Sendable {
     var hello: DeviceLinkHello
     var device: SimulatedDevice
     var output: DeviceOutput
+    /// The device's web apps (`--web-app`).
+    var webApps: [WebApp] = []
+    /// Where their subscriptions are kept; a revoked one is forgotten there.
+    var keyring: WebAppKeyring?
     var maximumBackoff: Double
     /// Said after the server's reason when it refuses the device's credentials.
     var refusalHint: String?
@@ -30,7 +34,15 @@ struct DeviceLinkLoop: Sendable {
         let output = self.output
         let endpoint = self.endpoints[0]
         let notice = UnreachableNotice()
-        let linked = LinkedDevice(device: device, configuration: configuration) { event in
+        let keyring = self.keyring
+        let linked = LinkedDevice(device: device, configuration: configuration, webApps: webApps) { event in
+            if case .webPushRevoked(let app) = event {
+                do {
+                    try keyring?.forget(origin: app.origin, applicationServerKey: app.applicationServerKey.base64URL)
+                } catch {
+                    output.status("\(error)")
+                }
+            }
             output.show(event, endpoint: endpoint, notice: notice)
         }
         do {
@@ -64,6 +76,10 @@ extension DeviceOutput {
             status("\(subscription.bundleID) \(what) channel \(subscription.channelID)")
         case .activityToken(let token, let registered): activityToken(token, registered: registered)
         case .report(let report): self.report(report)
+        case .webPushSubscribed(_, let subscription):
+            // What a page sends its server: once per process, not again at each reconnection (the same endpoint).
+            if notice.isFirstSubscription(subscription) { write(subscription) }
+        case .webPushRevoked(let app): status("\(app.origin): the subscription was revoked (its pushes showed no notification); stopping its pushes")
         case .serverError(let error): status("server error \(error.code): \(error.message)")
         case .interacted(let interaction, let error):
             let target = [interaction.identifier, interaction.action, interaction.state].compactMap { $0 }.joined(separator: " ")
@@ -98,5 +114,12 @@ final class UnreachableNotice: Sendable {
     /// The device connected: the next outage gets its hint again.
     func reset() {
         shown.withLock { $0 = false }
+    }
+
+    private let subscriptions = Mutex<Set<String>>([])
+
+    /// `true` the first time a web app's subscription (its `toJSON()`) is told; `false` when it was already.
+    func isFirstSubscription(_ subscription: String) -> Bool {
+        subscriptions.withLock { $0.insert(subscription).inserted }
     }
 }

@@ -86,6 +86,12 @@ struct DeviceOutput: Sendable {
 
     /// What a person wants to know of a payload: the alert's words, the badge and sound, or that it is silent.
     static func summary(ofPayload payload: JSONValue?) -> String {
+        // A web push message (docs/web-push.md, "What is stored"): only the web app can read it.
+        if let message = payload?.objectValue?["web_push_message"]?.objectValue {
+            let bytes = message["body"]?.stringValue.flatMap { Base64URL.decode($0.utf8) }?.count ?? 0
+            let coding = message["encoding"]?.stringValue ?? "empty"
+            return "web push message (\(coding), \(bytes) bytes encrypted, urgency \(message["urgency"]?.stringValue ?? "normal"))"
+        }
         guard let aps = payload?.objectValue?["aps"]?.objectValue else { return "(no aps)" }
         var parts: [String] = []
         if let alert = aps["alert"]?.stringValue {
@@ -156,7 +162,8 @@ struct DeviceOutput: Sendable {
         write(OutputFormat.jsonLine(object))
     }
 
-    private func write(_ line: String) {
+    /// Writes one line on standard output.
+    func write(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

@@ -33,11 +33,12 @@ extension LinkedDevice {
             // Subscriptions end with their connection: every one is made again on this one.
             state.withLock { $0.channelSubscriptions = [] }
             await syncChannelSubscriptions(client: client)
+            try await subscribeWebApps(with: client)
         } catch {
             _ = await client.close()
             throw error
         }
-        let screens = ScreenSender(device: device, client: client) { self.tokens }
+        let screens = ScreenSender(device: device, client: client, webApps: webApps) { self.tokens }
         state.withLock {
             $0.client = client
             $0.screens = screens
@@ -68,10 +69,12 @@ extension LinkedDevice {
                             case .broadcast(let broadcast):
                                 reports = await device.receiveBroadcast(IncomingBroadcast(broadcast))
                                 await self.syncActivities(client: client)
+                            case .webPush(let notification, let app):
+                                reports = await self.deliver(notification, to: app, subscriber: client)
                             }
                             for report in reports {
                                 // A broadcast's reports are told, not sent: they name no notification of the server.
-                                if case .notification = incoming, let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
+                                if incoming.namesNotification, let linkReport = DeviceLinkReport(report) { client.report(linkReport) }
                                 onEvent(.report(report))
                             }
                             screens.request()
@@ -90,14 +93,21 @@ extension LinkedDevice {
                     // apns-id accepted at the same time) are acknowledged again and dropped by the device, never shown
                     // twice; a provider's reused apns-id is a new notification.
                     client.acknowledge(notification.apnsID)
-                    if seen.insert(IncomingNotification(notification).deliveryKey) { onEvent(.notification(notification)) }
-                    enqueue(.notification(notification), for: notification.bundleID)
+                    let isNew = seen.insert(IncomingNotification(notification).deliveryKey)
+                    if isNew { onEvent(.notification(notification)) }
+                    // A web app's subscription: its own queue, apart from the iOS apps (docs/web-push.md); a resend is
+                    // not shown twice.
+                    if let app = webApp(for: notification.token) {
+                        if isNew { enqueue(.webPush(notification, app), for: "web-app \(app.origin)") }
+                    } else {
+                        enqueue(.notification(notification), for: notification.bundleID)
+                    }
                 case .interact(let interaction):
                     tasks.addTask { await self.run(interaction, client: client, screens: screens) }
                 case .error(let error):
                     onEvent(.serverError(error))
                 case .welcome, .registered, .unregistered, .activityTokenRegistered, .activityTokenRetired, .channelSubscribed,
-                    .channelUnsubscribed:
+                    .channelUnsubscribed, .webPushSubscribed, .webPushUnsubscribed:
                     break
                 }
             }
@@ -232,7 +242,10 @@ extension LinkedDevice {
             return identifier
         }
         switch interaction.kind {
-        case .tap: return try await device.tap(try identifier(), in: bundleID)
+        case .tap:
+            // A web app is named by its origin.
+            if let app = webApp(origin: bundleID) { return [try await app.tap(try identifier())] }
+            return try await device.tap(try identifier(), in: bundleID)
         case .action:
             guard let action = interaction.action else { throw InteractionRequestError("action needs the action identifier") }
             return try await device.perform(action, on: try identifier(), in: bundleID, text: interaction.text)
@@ -258,6 +271,14 @@ extension LinkedDevice {
 enum Incoming: Sendable {
     case notification(DeviceLinkNotification)
     case broadcast(DeviceLinkBroadcast)
+    /// A message for a web app's subscription.
+    case webPush(DeviceLinkNotification, WebApp)
+
+    /// Whether its reports name a notification of the server (a broadcast's are told, not sent).
+    var namesNotification: Bool {
+        if case .broadcast = self { return false }
+        return true
+    }
 }
 
 extension IncomingBroadcast {

@@ -37,6 +37,9 @@ public final class LinkedDevice: Sendable {
     public let device: SimulatedDevice
     /// Where and how it connects.
     public let configuration: Configuration
+    /// The device's web apps (docs/web-push.md, "The browser side"): each is subscribed on every connection, and the
+    /// notifications sent to its subscription go to it rather than to ``device``.
+    public let webApps: [WebApp]
     let onEvent: @Sendable (LinkedDeviceEvent) -> Void
     let state = Mutex(LinkState())
 
@@ -44,14 +47,17 @@ public final class LinkedDevice: Sendable {
     ///
     /// - Parameters:
     ///   - device: the device; every app of its manifest is registered on each connection.
+    ///   - webApps: the device's web apps, subscribed on each connection after the apps are registered.
     ///   - onEvent: told of each event, in order; must return quickly.
     public init(
         device: SimulatedDevice,
         configuration: Configuration,
+        webApps: [WebApp] = [],
         onEvent: @escaping @Sendable (LinkedDeviceEvent) -> Void = { _ in }
     ) {
         self.device = device
         self.configuration = configuration
+        self.webApps = webApps
         self.onEvent = onEvent
     }
 
@@ -143,6 +149,11 @@ public enum LinkedDeviceEvent: Sendable {
     case activityToken(SimulatedActivityToken, registered: Bool)
     /// What the device did with a notification or an interaction (also sent on the link when it names one).
     case report(DeviceReport)
+    /// A web app is subscribed; `subscription` is its `PushSubscription.toJSON()`, what a page sends its server.
+    case webPushSubscribed(WebApp, subscription: String)
+    /// The device revoked a web app's subscription: too many of its pushes showed nothing (its `not-shown` report
+    /// came first).
+    case webPushRevoked(WebApp)
     /// The server sent an error frame.
     case serverError(DeviceLinkError)
     /// The device ran the web console's `interact` (its reports were told first), or refused it with `error`.

@@ -20,15 +20,22 @@ final class ScreenSender: Sendable {
     private let device: SimulatedDevice
     private let client: DeviceLinkClient
     private let tokens: @Sendable () -> [String: DeviceToken]
+    private let webApps: [WebApp]
     private let triggers: AsyncStream<Void>
     private let input: AsyncStream<Void>.Continuation
     private let progress = Mutex(Progress())
 
     /// A sender for `device` on `client`; `tokens` are the tokens the server issued, by bundle id, which the screen
-    /// shows instead of the simulated device's own (the ones providers send to).
-    init(device: SimulatedDevice, client: DeviceLinkClient, tokens: @escaping @Sendable () -> [String: DeviceToken]) {
+    /// shows instead of the simulated device's own (the ones providers send to). The `webApps` are on the screen too.
+    init(
+        device: SimulatedDevice,
+        client: DeviceLinkClient,
+        webApps: [WebApp] = [],
+        tokens: @escaping @Sendable () -> [String: DeviceToken]
+    ) {
         self.device = device
         self.client = client
+        self.webApps = webApps
         self.tokens = tokens
         (triggers, input) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -68,7 +75,9 @@ final class ScreenSender: Sendable {
             for index in snapshot.apps.indices {
                 if let token = issued[snapshot.apps[index].bundleID] { snapshot.apps[index].deviceToken = token.hex }
             }
-            if let json = Self.screenJSON(snapshot, encoder: encoder) {
+            var webAppScreens: [JSONValue] = []
+            for app in webApps { webAppScreens.append(await app.screen()) }
+            if let json = Self.screenJSON(snapshot, encoder: encoder, webApps: webAppScreens) {
                 try? await client.send(.screen(json: Array(json)))
             }
             let ready = progress.withLock { progress in
@@ -96,12 +105,26 @@ final class ScreenSender: Sendable {
 extension ScreenSender {
     /// The screen as JSON within the link's limit: with the attachments' thumbnails when they fit, without them
     /// otherwise; nil when even that is too large (the server then keeps the previous screen).
-    static func screenJSON(_ snapshot: DeviceSnapshot, encoder: JSONEncoder, limit: Int = DeviceLinkClientMessage.maximumScreenSize) -> Data? {
-        // 32 bytes for the message's envelope around the snapshot.
-        if let json = try? encoder.encode(snapshot), json.count + 32 <= limit { return json }
+    ///
+    /// The device's web apps, when it has any, are the member `webApps` beside the snapshot's own: one object each
+    /// (``WebApp/screen()``: origin, kind, subscription, badge, notifications). A member the snapshot does not have,
+    /// so that the server's check of a screen and the console, which read the snapshot, are unchanged.
+    static func screenJSON(
+        _ snapshot: DeviceSnapshot,
+        encoder: JSONEncoder,
+        webApps: [JSONValue] = [],
+        limit: Int = DeviceLinkClientMessage.maximumScreenSize
+    ) -> Data? {
+        let tail = webApps.isEmpty ? [] : Array(",\"webApps\":".utf8) + JSONValue.array(webApps).jsonBytes()
+        func fits(_ snapshot: DeviceSnapshot) -> Data? {
+            guard var json = try? encoder.encode(snapshot), json.last == UInt8(ascii: "}") else { return nil }
+            json.insert(contentsOf: tail, at: json.count - 1)
+            // 32 bytes for the message's envelope around the snapshot.
+            return json.count + 32 <= limit ? json : nil
+        }
+        if let json = fits(snapshot) { return json }
         var bare = snapshot
         for index in bare.apps.indices { bare.apps[index].center = bare.apps[index].center.withoutThumbnails() }
-        if let json = try? encoder.encode(bare), json.count + 32 <= limit { return json }
-        return nil
+        return fits(bare)
     }
 }
