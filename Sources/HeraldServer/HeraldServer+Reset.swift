@@ -62,4 +62,19 @@ extension HeraldServer {
             TraceEvent(id: 0, notificationKey: event.key, atMilliseconds: event.atMilliseconds, kind: .fault, detailJSON: event.detailJSON)
         }
     }
+
+    /// The `refused` trace event of a web push the push service refused (docs/web-push.md, "Seeing why"): its status,
+    /// reason and explanation, kept in memory because nothing of a refused push is stored.
+    static func refusalTrace(_ log: WebPushRefusalLog, _ id: NotificationID) -> [TraceEvent] {
+        guard let refusal = log.refusal(apnsID: id) else { return [] }
+        return [
+            TraceEvent(
+                id: 0,
+                notificationKey: refusal.key,
+                atMilliseconds: refusal.atMilliseconds,
+                kind: TraceEventKind(rawValue: "refused"),
+                detailJSON: refusal.detailJSON
+            )
+        ]
+    }
 }

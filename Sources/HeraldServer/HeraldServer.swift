@@ -127,6 +127,8 @@ public struct HeraldServer: Sendable {
             faults: faults
         )
         services.onBroadcast = { channels.broadcast($0) }
+        let webPushRefusals = WebPushRefusalLog(onRecorded: { console.traceRecorded($0, event: "refused") })
+        services.webPushRefusals = webPushRefusals
         services.onChannelDeleted = { channels.channelDeleted(ChannelKey(channelID: $0, bundleID: $1, environment: $2)) }
         services.maximumBroadcastStorageSeconds = configuration.delivery.broadcastStorage.components.seconds
         let gateway = Gateway(configuration: gatewayConfiguration, services: services, metrics: GatewayMetrics(registry: metrics), logger: logger)
@@ -147,7 +149,7 @@ public struct HeraldServer: Sendable {
                 store: store,
                 engine: engine,
                 screens: console,
-                extraTrace: { Self.faultTrace(faults.log, $0) },
+                extraTrace: { Self.faultTrace(faults.log, $0) + Self.refusalTrace(webPushRefusals, $0) },
                 channels: channels,
                 clock: configuration.clock,
                 cluster: cluster

@@ -315,6 +315,26 @@ struct WebPushServiceTests {
         await fixture.stop()
     }
 
+    @Test("a fault rule on a subscription's id answers its endpoint with the rule's error, once, and stores nothing")
+    func faultedEndpoint() async throws {
+        try await withGateway { fixture in
+            let subscription = try await Self.subscribe(fixture)
+            let rule = #"{"id": "outage", "match": {"token": "\#(subscription.token.hex)"}, "status": 503, "count": 1}"#
+            try fixture.faults.add(FaultRule(json: Array(rule.utf8)))
+            let client = try await fixture.cleartextClient()
+            let path = "/push/\(subscription.token.hex)"
+            let headers = try Self.headers(subscription, endpoint: "http://localhost" + path, fixture: fixture)
+            let faulted = try await client.send(path: path, headers: headers, body: try Self.body(subscription))
+            #expect(faulted.status == 503)
+            #expect(faulted.reason == "ServiceUnavailable")
+            #expect(faulted.headers.first(name: "herald-fault-rule") == "outage")
+            #expect(try await fixture.store.listNotifications(token: subscription.token, limit: 10).isEmpty)
+            let next = try await client.send(path: path, headers: headers, body: try Self.body(subscription))
+            #expect(next.status == 201)
+            await client.close()
+        }
+    }
+
     @Test("an APNs request that repeats a web push header Apple ignores is not refused for it")
     func apnsUnaffected() async throws {
         try await withGateway { fixture in

@@ -1,0 +1,144 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldTestSupport
+import HeraldTestTiers
+import HeraldWebPush
+import Testing
+
+/// Web push end to end with real processes (issue 39): `herald serve` is the push service, `herald device --web-app`
+/// a Safari web app that subscribes and prints its subscription, and pywebpush (PyPI, unmodified) the site's server.
+@Suite("End to end: pywebpush → herald serve → a web app on herald device", .serialized, .tier(.process))
+struct WebPushEndToEndTests {
+    static let origin = "https://shop.example"
+
+    /// The site: its VAPID key pair, the private key in a PEM file as pywebpush reads it.
+    struct Site {
+        let key = P256.Signing.PrivateKey()
+        let keyFile: URL
+        var publicKey: String { VAPIDPublicKey(rawRepresentation: key.publicKey.x963Representation)!.base64URL }
+
+        init(in directory: URL) throws {
+            keyFile = directory.appendingPathComponent("vapid-\(UUID().uuidString).pem")
+            try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+        }
+
+        /// One push through pywebpush to `subscription` (its `toJSON()` text).
+        func send(
+            _ subscription: String,
+            subject: String = "mailto:ops@example.com",
+            data: [String],
+            ttl: Int = 3600,
+            headers: [String] = [],
+            keyFile: URL? = nil
+        ) async throws -> PyWebPushAnswer {
+            var arguments = ["--subscription", subscription, "--vapid-key", (keyFile ?? self.keyFile).path, "--sub", subject]
+            arguments += data + ["--ttl", String(ttl)]
+            for header in headers { arguments += ["--header", header] }
+            return try await Interop.pywebpush(arguments).answer
+        }
+    }
+
+    /// The repository's example service worker (Examples/WebPush/sw.js).
+    static var exampleServiceWorker: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/WebPush/sw.js").path
+    }
+
+    /// Starts `herald device` with the web app and returns the process and the subscription line it printed.
+    static func startWebApp(
+        _ workspace: HeraldWorkspace,
+        _ server: HeraldServeProcess,
+        device: (id: String, secret: String),
+        site: Site
+    ) async throws -> (process: ExternalProcess, subscription: String) {
+        let process = try workspace.start([
+            "device", "--server", server.deviceLinkURL, "--id", device.id, "--secret", device.secret, "--web-app", origin,
+            "--vapid-public-key", site.publicKey, "--service-worker", exampleServiceWorker,
+        ])
+        let printed = try await process.waitForOutput(deadline: .seconds(60)) { $0.contains(#""endpoint""#) }
+        let line = try #require(printed.split(separator: "\n").first { $0.contains(#""endpoint""#) && $0.contains(#""p256dh""#) })
+        return (process, String(line))
+    }
+
+    /// The `apns-id` at the end of a `201`'s `Location`.
+    static func apnsID(_ answer: PyWebPushAnswer) throws -> String {
+        let location = try #require(answer.location)
+        return String(try #require(location.split(separator: "/").last))
+    }
+
+    @Test("a push from pywebpush is 201, durable, delivered, decrypted and shown by the web app's sw.js; the trace says so")
+    func shownBySite() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let mac = try await workspace.addDevice("mac")
+            let site = try Site(in: workspace.data)
+            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(subscription.utf8)) as? [String: Any])
+            let endpoint = try #require(object["endpoint"] as? String)
+            #expect(endpoint.hasPrefix("http://127.0.0.1:") && endpoint.contains("/push/"), "\(subscription)")
+            #expect(object["expirationTime"] is NSNull)
+
+            let data = #"{"title":"Order shipped","body":"Arrives Tuesday","url":"/orders/42","tag":"order-42"}"#
+            let answer = try await site.send(subscription, data: ["--data", data], headers: ["Topic: order-42"])
+            #expect(answer.status == 201, "\(answer)")
+            let apnsID = try Self.apnsID(answer)
+            let traced = try await server.waitForNotification(apnsID, "shown") { $0.kinds.contains("shown") }
+            let kinds = traced.kinds
+            #expect(kinds.first == "accepted", "\(traced)")
+            #expect(kinds.contains("decrypted"), "\(traced)")
+            #expect(
+                (kinds.firstIndex(of: "decrypted") ?? .max) < (kinds.firstIndex(of: "shown") ?? -1),
+                "decrypted, then shown: \(traced)"
+            )
+            let shownDetail = try #require(traced.detail(of: "shown"))
+            #expect("\(shownDetail)".contains("Order shipped"), "\(traced)")
+            let metrics = try await server.metrics()
+            let accepted = metrics.split(separator: "\n").first { $0.hasPrefix("herald_web_push_requests_total{") && $0.contains(#"status="201""#) }
+            #expect(accepted?.hasSuffix(" 1") == true, "\(metrics)")
+            device.killAndWait()
+            _ = try await server.stop()
+        }
+    }
+
+    @Test("Safari's refusals through pywebpush: mailto at localhost and another key are 403 BadJwtToken, 4097 bytes 413; the refused trace explains")
+    func refusals() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let mac = try await workspace.addDevice("mac")
+            let site = try Site(in: workspace.data)
+            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+
+            let localhost = try await site.send(subscription, subject: "mailto:dev@localhost", data: ["--data", "{}"])
+            #expect(localhost.status == 403, "\(localhost)")
+            #expect(localhost.body.contains(#""reason":"BadJwtToken""#), "\(localhost)")
+
+            let other = try Site(in: workspace.data)
+            let otherKey = try await site.send(subscription, data: ["--data", "{}"], keyFile: other.keyFile)
+            #expect(otherKey.status == 403, "\(otherKey)")
+
+            let tooLarge = try await site.send(subscription, data: ["--data-length", "4080"])
+            #expect(tooLarge.status == 413, "\(tooLarge)")
+            #expect(tooLarge.body.contains("PayloadTooLarge"), "\(tooLarge)")
+
+            // The refusal's trace: curl gets the apns-id pywebpush does not print, and the inspection API explains it.
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(subscription.utf8)) as? [String: Any])
+            let endpoint = try #require(object["endpoint"] as? String)
+            let curl = try await ExternalProcess.run(
+                "curl",
+                ["--silent", "--show-error", "--include", "--max-time", "30", "-X", "POST", "-H", "TTL: 60", endpoint],
+                deadline: .seconds(60)
+            )
+            #expect(curl.stdout.contains(" 403"), "\(curl)")
+            let apnsIDLine = try #require(curl.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("apns-id:") })
+            let apnsID = apnsIDLine.dropFirst("apns-id:".count).trimmingCharacters(in: .whitespaces)
+            let (status, traceObject) = try await server.inspect("/api/v1/notifications/\(apnsID)/trace")
+            #expect(status == 200)
+            let refused = TracedNotification(try #require(traceObject))
+            #expect(refused.kinds == ["refused"], "\(refused)")
+            #expect((refused.detail(of: "refused")?["explanation"] as? String)?.contains("no Authorization header") == true, "\(refused)")
+            device.killAndWait()
+            _ = try await server.stop()
+        }
+    }
+}
