@@ -228,6 +228,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.delivery.broadcastStorage = .seconds(Int64(broadcastStorageHours) * 3600)
         configuration.store.synchronous = synchronous == "normal" ? .normal : .full
         configuration.web = linkPort >= 0 ? makeWebConfiguration(apiToken: apiToken) : nil
+        if let origin = try webPush.endpointOrigin() { configuration.web?.webPush.origin = origin }
         // The retention service also keeps the disk budget, so it is there even when retention by age is off.
         configuration.retention = .init(retention: retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil)
         configuration.shutdownTimeout = .seconds(Int64(shutdownTimeout))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldDeviceLink
 import HeraldWebPush
 
 /// `herald serve`'s settings for the push service: each of Herald's choices where Apple is silent
@@ -30,6 +31,24 @@ struct WebPushServeOptions: ParsableArguments {
 
     @Option(name: .customLong("web-push-clock-leeway"), help: "Seconds of clock skew allowed for a VAPID JWT's exp, either way.")
     var clockLeeway: Int64 = 60
+
+    @Option(
+        name: .customLong("web-push-origin"),
+        help: """
+            The push service's origin in the endpoints given to web apps (https://host[:port]), e.g. behind a proxy; \
+            default: the provider port, on the host the device reached.
+            """
+    )
+    var origin: String?
+
+    /// `--web-push-origin` checked and normalised, or `nil` when not given.
+    func endpointOrigin() throws -> String? {
+        guard let origin else { return nil }
+        guard let normalised = DeviceLinkClientMessage.webPushOrigin(origin) else {
+            throw CLIFailure("--web-push-origin must be https://host[:port] or http://host[:port], not \(origin)")
+        }
+        return normalised
+    }
 
     /// The policy these options give, or a one-line error naming the option.
     func policy() throws -> WebPushPolicy {
