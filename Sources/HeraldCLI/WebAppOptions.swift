@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldDeviceHost
+import HeraldWebPush
 
 /// `herald device --web-app ORIGIN --vapid-public-key KEY [--service-worker PATH] [--home-screen]`: a web app on the
 /// device, subscribed once connected (docs/web-push.md, "The browser side").
@@ -18,7 +19,10 @@ struct WebAppOptions: ParsableArguments {
 
     @Option(
         name: .customLong("vapid-public-key"),
-        help: "The web app's applicationServerKey: its server's VAPID public key, base64url (what `herald keys` or the site's server prints)."
+        help: """
+            The web app's applicationServerKey: its server's VAPID public key in base64url, or the server's private key \
+            file (PEM, the one `herald send --vapid-key` takes), whose public key is used.
+            """
     )
     var vapidPublicKey: String?
 
@@ -59,7 +63,7 @@ struct WebAppOptions: ParsableArguments {
         guard let origin, let vapidPublicKey else { return nil }
         let configuration = WebApp.Configuration(
             origin: origin,
-            applicationServerKey: vapidPublicKey,
+            applicationServerKey: try Self.applicationServerKey(vapidPublicKey),
             kind: homeScreen ? .homeScreen : .safari,
             serviceWorkerPath: serviceWorker.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         )
@@ -79,6 +83,20 @@ struct WebAppOptions: ParsableArguments {
             return checked
         } catch let error as WebAppError {
             throw CLIFailure("--web-app: \(error.description)")
+        }
+    }
+
+    /// The key as given, or the public key of the PEM private key in the file it names: one file serves the
+    /// device and `herald send --web-push`.
+    static func applicationServerKey(_ given: String) throws -> String {
+        guard given.contains("/") || given.hasSuffix(".pem") || given.hasSuffix(".p8") else { return given }
+        try SystemError.requireReadable(given)
+        guard let text = try? String(contentsOfFile: given, encoding: .utf8) else { throw CLIFailure("\(given) is not a text (PEM) file") }
+        do {
+            // The subject plays no part in the public key.
+            return try VAPIDSigner(pemRepresentation: text, subject: "mailto:device@herald.invalid").publicKey.base64URL
+        } catch {
+            throw CLIFailure("--vapid-public-key \(given): \(error)")
         }
     }
 }

@@ -99,6 +99,28 @@ struct DeviceWebAppTests {
         #expect(summary == "web push message (aes128gcm, 120 bytes encrypted, urgency high)")
     }
 
+    @Test("--vapid-public-key takes the PEM file herald send --vapid-key takes: its public key is the applicationServerKey")
+    func keyFromPEM() async throws {
+        try await Self.withFolder { folder in
+            let pem = folder.appendingPathComponent("vapid.pem")
+            let key = try #require(Self.pem.data(using: .utf8))
+            try key.write(to: pem)
+            let expected = try VAPIDSigner(pemRepresentation: Self.pem, subject: "mailto:a@b.example").publicKey.base64URL
+            #expect(try WebAppOptions.applicationServerKey(pem.path) == expected)
+            #expect(try WebAppOptions.applicationServerKey(Self.key) == Self.key)
+            #expect(throws: CLIFailure.self) { try WebAppOptions.applicationServerKey(folder.appendingPathComponent("none.pem").path) }
+        }
+    }
+
+    /// A P-256 private key in SEC 1 PEM, as `openssl ecparam -name prime256v1 -genkey -noout` writes it.
+    static let pem = """
+        -----BEGIN EC PRIVATE KEY-----
+        MHcCAQEEIFnofn/6mZz73FPurDpuUF7Cx11fvZPbTvGR/9NIRauloAoGCCqGSM49
+        AwEHoUQDQgAE9t1MAnDTtMkKGds9IzP9hec9DBuSquv7gkAlzwW+TErUUQMGe9s5
+        SzbNDaG3mhHowcFO5Ive/M4f8ow2VbI3WQ==
+        -----END EC PRIVATE KEY-----
+        """
+
     static func otherKey() throws -> String {
         var generator = SystemRandomNumberGenerator()
         return try VAPIDSigner(rawRepresentation: (0..<32).map { _ in UInt8.random(in: 1...254, using: &generator) }, subject: "mailto:a@b.example")
