@@ -9,8 +9,9 @@ struct TraceCommand: AsyncParsableCommand {
         commandName: "trace",
         abstract: "Print a notification and its delivery trace (accepted, stored, sent, acknowledged, device reports…).",
         discussion: """
-            The trace is read from the data directory's store, with the fault rules' events (docs/faults.md) from the \
-            running server's web port (--server): a request a fault rule answered with an error is not stored, and the \
+            The trace is read from the data directory's store, with the fault rules' events (docs/faults.md) and the push \
+            service's refusals (docs/web-push.md) from the running server's web port (--server): a request a fault rule \
+            answered with an error, or a refused web push, is not stored, and the \
             server keeps its trace in memory.
             """
     )
@@ -41,11 +42,12 @@ struct TraceCommand: AsyncParsableCommand {
             let faults = await Self.faultEvents(id, web: web)
             guard let (stored, storedEvents) = found else {
                 guard !faults.isEmpty else { throw CLIFailure("no notification with apns-id \(apnsID)") }
-                // Answered by a fault rule: no notification, only the server's `fault` events.
+                // Answered by a fault rule or refused by the push service: no notification, only the server's events.
                 if json {
                     print(OutputFormat.jsonLine(["apnsID": .string(id.text), "trace": .array(faults.map(Self.jsonObject))]))
                 } else {
-                    print("\(id.text)  not accepted: a fault rule answered (no notification is stored)")
+                    let why = faults.contains { $0.kind.rawValue == "refused" } ? "the push service refused it" : "a fault rule answered"
+                    print("\(id.text)  not accepted: \(why) (no notification is stored)")
                     for event in faults { print("  " + Self.line(event)) }
                 }
                 return
@@ -89,18 +91,22 @@ struct TraceCommand: AsyncParsableCommand {
             .map(\.element.event)
     }
 
-    /// The `fault` events of the running server's trace of `id` (`GET /api/v1/notifications/{id}/trace`), their details
+    /// The events only the running server keeps, in memory: `fault` (a fault rule applied, docs/faults.md) and `refused`
+    /// (the push service refused a web push, docs/web-push.md).
+    static let serverKinds: Set<String> = [TraceEventKind.fault.rawValue, "refused"]
+
+    /// The `fault` and `refused` events of the running server's trace of `id` (`GET /api/v1/notifications/{id}/trace`), their details
     /// in the server's order: none when no server answers there, or it has none.
     static func faultEvents(_ id: NotificationID, web: FaultsCommand.WebPortOptions) async -> [TraceEvent] {
         guard let (status, body) = try? await FaultsAPIClient(options: web).exchange("GET", "/api/v1/notifications/\(id.text)/trace"),
             status == 200, let trace = (try? JSONParser.parse(body))?.objectValue?["trace"]?.arrayValue
         else { return [] }
         return trace.compactMap { event in
-            guard let object = event.objectValue, object["kind"]?.stringValue == TraceEventKind.fault.rawValue,
+            guard let object = event.objectValue, let kind = object["kind"]?.stringValue, Self.serverKinds.contains(kind),
                 let at = object["at"]?.intValue
             else { return nil }
             let detail = object["detail"].flatMap { $0 == .null ? nil : TraceDetail.json($0) }
-            return TraceEvent(id: 0, notificationKey: id.key, atMilliseconds: Int64(at), kind: .fault, detailJSON: detail)
+            return TraceEvent(id: 0, notificationKey: id.key, atMilliseconds: Int64(at), kind: TraceEventKind(rawValue: kind), detailJSON: detail)
         }
     }
 

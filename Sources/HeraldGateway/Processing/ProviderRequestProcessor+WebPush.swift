@@ -60,7 +60,10 @@ extension ProviderRequestProcessor {
         switch request.evaluate(subscription: subscription, policy: webPushPolicy, nowSeconds: now / 1000) {
         case .failure(let refusal):
             var explanation = refusal.explanation
-            if let subject = refusal.subject { explanation = "VAPID sub \"\(subject)\": " + explanation }
+            // Who sent it, unless the explanation is about the `sub` itself and names it already.
+            if let subject = refusal.subject, !explanation.hasPrefix("VAPID sub ") {
+                explanation = "VAPID sub \"\(subject)\": " + explanation
+            }
             return refuse(refusal.status, refusal.reason.rawValue, explanation)
         case .success(let accepted):
             var response = ProviderResponse(status: 201, apnsID: apnsID)

@@ -141,4 +141,81 @@ struct WebPushEndToEndTests {
             _ = try await server.stop()
         }
     }
+
+    /// Examples/WebPush/server.py, as docs/web-push.md's worked example runs it, with `python` the interop venv's.
+    static var exampleServer: String {
+        URL(fileURLWithPath: exampleServiceWorker).deletingLastPathComponent().appendingPathComponent("server.py").path
+    }
+
+    @Test("docs/web-push.md's worked example, as written: server.py keys, herald device --web-app, server.py send over TLS, herald trace")
+    func workedExample() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let directory = workspace.data.deletingLastPathComponent().appendingPathComponent("herald-worked-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let python = try await Interop.python()
+            func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+                try await ExternalProcess.run(executable, arguments, environment: environment, currentDirectory: directory, deadline: .seconds(60))
+            }
+            // `herald serve` in the directory (the quick start's herald-data/), on free ports rather than 2195–2197.
+            let serve = try ExternalProcess(
+                workspace.herald,
+                ["serve", "--tls-port", "0", "--h2c-port", "0", "--link-port", "0", "--log-level", "warning"],
+                currentDirectory: directory
+            )
+            defer { serve.killAndWait() }
+            let banner = try await serve.waitForOutput(deadline: .seconds(60)) { $0 == "herald: ready" }
+            let tlsPort = try #require(HeraldExecutableInteropTests.port(after: "https://127.0.0.1:", in: banner))
+            let linkPort = try #require(HeraldExecutableInteropTests.port(after: "ws://127.0.0.1:", in: banner))
+
+            let keys = try await run(python, [Self.exampleServer, "keys", "vapid.pem"])
+            #expect(keys.succeeded, "\(keys)")
+            let publicKey = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(publicKey.count == 87, "\(keys)")
+
+            let device = try ExternalProcess(
+                workspace.herald,
+                [
+                    "device", "--name", "mac", "--server", "ws://127.0.0.1:\(linkPort)/device-link", "--web-app", "https://shop.example",
+                    "--vapid-public-key", publicKey, "--service-worker", Self.exampleServiceWorker,
+                ],
+                currentDirectory: directory
+            )
+            defer { device.killAndWait() }
+            let printed = try await device.waitForOutput(deadline: .seconds(60)) { $0.contains(#""endpoint""#) }
+            let line = try #require(printed.split(separator: "\n").first { $0.contains(#""endpoint""#) })
+            #expect(line.contains("https://127.0.0.1:\(tlsPort)/push/"), "\(line)")
+            try String(line).write(to: directory.appendingPathComponent("sub.json"), atomically: true, encoding: .utf8)
+
+            let trust = ["REQUESTS_CA_BUNDLE": directory.appendingPathComponent("herald-data/tls/ca.pem").path]
+            let send = [Self.exampleServer, "send", "--subscription", "sub.json", "--vapid-key", "vapid.pem"]
+            let order = ["--title", "Order shipped", "--body", "Arrives Tuesday", "--url", "/orders/42", "--tag", "order-42"]
+            let sent = try await run(python, send + ["--subject", "mailto:ops@example.com"] + order, environment: trust)
+            #expect(sent.succeeded && sent.stdout.hasPrefix("201 https://127.0.0.1:\(tlsPort)/message/"), "\(sent)")
+            let apnsID = String(try #require(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "/").last))
+
+            let traced = try await eventually("herald trace shows the message shown", within: .seconds(60), every: .milliseconds(300)) {
+                () -> String? in
+                let trace = try await run(workspace.herald, ["trace", apnsID, "--server", "http://127.0.0.1:\(linkPort)"])
+                return trace.succeeded && trace.stdout.contains("shown") ? trace.stdout : nil
+            }
+            #expect(traced.contains("decrypted") && traced.contains("Order shipped"), "\(traced)")
+
+            let localhost = try await run(python, send + ["--subject", "mailto:dev@localhost"] + order, environment: trust)
+            #expect(localhost.status == 1, "\(localhost)")
+            #expect(
+                localhost.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == #"403 BadJwtToken VAPID sub "mailto:dev@localhost": a mailto at localhost is refused"#,
+                "\(localhost)"
+            )
+            let space = try await run(python, send + ["--subject", "mailto: ops@example.com"] + order, environment: trust)
+            #expect(space.stdout.hasPrefix(#"403 BadJwtToken VAPID sub "mailto: ops@example.com": a space is refused"#), "\(space)")
+            let long = try await run(
+                python,
+                send + ["--subject", "mailto:ops@example.com", "--title", "Long", "--body", String(repeating: "x", count: 4100)],
+                environment: trust
+            )
+            #expect(long.stdout.hasPrefix("413 PayloadTooLarge"), "\(long)")
+        }
+    }
 }
