@@ -249,7 +249,9 @@ extension LinkedDevice {
         case .action:
             guard let action = interaction.action else { throw InteractionRequestError("action needs the action identifier") }
             return try await device.perform(action, on: try identifier(), in: bundleID, text: interaction.text)
-        case .dismiss: return try await device.dismiss(try identifier(), in: bundleID)
+        case .dismiss:
+            if let app = webApp(origin: bundleID) { return [try await app.dismiss(try identifier())] }
+            return try await device.dismiss(try identifier(), in: bundleID)
         case .expand: return try await device.expand(try identifier(), in: bundleID)
         case .collapse:
             try await device.collapse(in: bundleID)

@@ -61,6 +61,15 @@ struct WebAppTests {
         #expect(tap.detail["errors"] == nil)
         #expect(await app.notifications.isEmpty)
         #expect(await app.silentPushes == 0)
+
+        // Another one, dismissed: it leaves the screen and the worker gets notificationclose.
+        _ = await app.receive(try site.message(push, to: app))
+        let second = try #require(await app.notifications.first)
+        let dismissed = try await app.dismiss(second.id)
+        await app.stop()
+        #expect(dismissed.event == .dismissed && dismissed.detail["errors"] == nil)
+        #expect(await app.notifications.isEmpty)
+        await #expect(throws: WebAppError.self) { try await app.dismiss(second.id) }
     }
 
     @Test("Examples/WebPush/silent-sw.js shows nothing: not-shown each time, and the third revokes the subscription")

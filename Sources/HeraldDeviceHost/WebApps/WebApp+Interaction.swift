@@ -8,10 +8,7 @@ extension WebApp {
     /// Returns the `action` report (detail: `opened`, the URLs opened; `source`; the worker's errors), or throws
     /// ``WebAppError`` when no notification on screen has the id.
     public func tap(_ id: String) async throws(WebAppError) -> DeviceReport {
-        guard let notification = notifications.first(where: { $0.id == id }) else {
-            let known = notifications.map(\.id).joined(separator: ", ")
-            throw WebAppError("no notification \"\(id)\" on the screen of \(origin) (shown: \(known.isEmpty ? "none" : known))")
-        }
+        let notification = try onScreen(id)
         notifications.removeAll { $0.id == id }
         var detail: [String: JSONValue] = ["action": "default", "source": .string(notification.source.rawValue)]
         switch notification.source {
@@ -25,6 +22,30 @@ extension WebApp {
             if !outcome.errors.isEmpty { detail["errors"] = .array(outcome.errors.map { .string($0.description) }) }
         }
         return report(.action, apnsID: notification.apnsID, identifier: id, detail: detail)
+    }
+
+    /// The user dismisses a shown notification: it leaves the screen, and a service worker's gets its
+    /// `notificationclose`. Returns the `dismissed` report, or throws ``WebAppError`` when no notification on screen
+    /// has the id.
+    public func dismiss(_ id: String) async throws(WebAppError) -> DeviceReport {
+        let notification = try onScreen(id)
+        notifications.removeAll { $0.id == id }
+        var detail: [String: JSONValue] = ["source": .string(notification.source.rawValue)]
+        if notification.source == .serviceWorker, let worker, let shown = notification.workerNotification {
+            let outcome = await worker.notificationClose(shown)
+            apply(outcome)
+            if !outcome.errors.isEmpty { detail["errors"] = .array(outcome.errors.map { .string($0.description) }) }
+        }
+        return report(.dismissed, apnsID: notification.apnsID, identifier: id, detail: detail)
+    }
+
+    /// The notification on screen with `id`.
+    private func onScreen(_ id: String) throws(WebAppError) -> WebAppNotification {
+        guard let notification = notifications.first(where: { $0.id == id }) else {
+            let known = notifications.map(\.id).joined(separator: ", ")
+            throw WebAppError("no notification \"\(id)\" on the screen of \(origin) (shown: \(known.isEmpty ? "none" : known))")
+        }
+        return notification
     }
 
     /// What the device's screen shows of the web app: its origin, kind, subscription, badge and notifications.
