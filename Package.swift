@@ -226,6 +226,11 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldPostgres", "HeraldDeviceHost",
                 "HeraldDeviceLink", "HeraldSimulator", "HeraldUserNotifications", "HeraldActivityKit", "HeraldProviderClient", "HeraldGateway",
+                // A site's side of web push for the kit's web apps: encryption and VAPID, posted to an endpoint with
+                // AsyncHTTPClient (HTTP/2 over TLS, HTTP/1.1 in cleartext; headers such as Location read back); a web
+                // app's badge is the service worker module's AppBadgeChange.
+                "HeraldWebPush", "HeraldServiceWorker",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

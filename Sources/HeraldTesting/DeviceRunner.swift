@@ -1,6 +1,7 @@
 import HeraldDeviceHost
 
-/// Runs the test server's linked devices as child tasks of the server's scope, and cancels them all at the end.
+/// Runs the test server's linked devices as child tasks of the server's scope, and cancels them all at the end (their
+/// web apps' service workers stopped).
 final class DeviceRunner: Sendable {
     private let stream: AsyncStream<LinkedDevice>
     private let input: AsyncStream<LinkedDevice>.Continuation
@@ -18,7 +19,11 @@ final class DeviceRunner: Sendable {
     func run() async {
         await withDiscardingTaskGroup { tasks in
             for await device in stream {
-                tasks.addTask { try? await device.run() }
+                tasks.addTask {
+                    try? await device.run()
+                    // A web app's service worker runs in a Node process of its own: it ends with the device.
+                    for app in device.webApps { await app.stop() }
+                }
             }
             tasks.cancelAll()
         }

@@ -20,6 +20,26 @@ extension HeraldTestServer {
         clock: any NotificationClock = SystemNotificationClock(),
         timeout: Duration = .seconds(30)
     ) async throws -> TestDevice {
+        try await addDevice(manifest: manifest, code: code, clock: clock, webApps: [], timeout: timeout)
+    }
+
+    /// ``addDevice(manifest:code:clock:timeout:)`` with web apps too (docs/web-push.md): it returns once every app is
+    /// registered and every web app subscribed.
+    func addDevice(
+        manifest: DeviceManifest,
+        code: InProcessCode,
+        clock: any NotificationClock,
+        webApps configurations: [WebApp.Configuration],
+        timeout: Duration
+    ) async throws -> TestDevice {
+        var webApps: [WebApp] = []
+        for configuration in configurations {
+            do {
+                webApps.append(try WebApp(configuration: configuration))
+            } catch {
+                throw HeraldExpectationFailure(error.description)
+            }
+        }
         let credentials = try await server.store.addDevice(name: manifest.name)
         let simulated = try await SimulatedDevice(manifest: manifest, clock: clock, code: code)
         var link = DeviceLinkClient.Configuration(host: "127.0.0.1", port: webPort)
@@ -27,17 +47,27 @@ extension HeraldTestServer {
         var configuration = LinkedDevice.Configuration(link: link, hello: .device(id: credentials.device.id, secret: credentials.secret))
         configuration.maximumBackoff = .seconds(1)
         let log = DeviceReportLog()
-        let linked = LinkedDevice(device: simulated, configuration: configuration, onEvent: log.record)
+        let linked = LinkedDevice(device: simulated, configuration: configuration, webApps: webApps, onEvent: log.record)
         devices.start(linked)
         let expected = Set(manifest.apps.map(\.bundleID))
-        let tokens: [String: DeviceToken] = try await poll(within: timeout) {
-            "device '\(manifest.name)' did not register \(expected.sorted()) on the device link within \(timeout)"
-                + " (registered: \(linked.tokens.keys.sorted()))"
+        let (tokens, endpoints): ([String: DeviceToken], [String]) = try await poll(within: timeout) {
+            var subscribed: [String] = []
+            for app in webApps where await app.endpoint != nil { subscribed.append(app.origin) }
+            return "device '\(manifest.name)' did not register \(expected.sorted()) and subscribe \(webApps.map(\.origin))"
+                + " on the device link within \(timeout) (registered: \(linked.tokens.keys.sorted()); subscribed: \(subscribed))"
         } check: {
             let tokens = linked.tokens
-            return linked.isConnected && Set(tokens.keys).isSuperset(of: expected) ? tokens : nil
+            // A web app is subscribed before the connection counts as open, so its endpoint is known by then.
+            guard linked.isConnected, Set(tokens.keys).isSuperset(of: expected) else { return nil }
+            var endpoints: [String] = []
+            for app in webApps {
+                guard let endpoint = await app.endpoint else { return nil }
+                endpoints.append(endpoint)
+            }
+            return (tokens, endpoints)
         }
-        return TestDevice(id: credentials.device.id, linked: linked, tokens: tokens, log: log)
+        let testWebApps = zip(webApps, endpoints).map { TestWebApp(app: $0, endpoint: $1, linked: linked, log: log) }
+        return TestDevice(id: credentials.device.id, linked: linked, tokens: tokens, log: log, webApps: testWebApps)
     }
 
     /// Adds a device with these apps (authorized, not running, in ``Options/environment``), as

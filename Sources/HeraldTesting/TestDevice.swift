@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldDeviceHost
+import HeraldDeviceLink
 import HeraldSimulator
 import HeraldUserNotifications
 
@@ -13,13 +14,17 @@ public final class TestDevice: Sendable {
     /// The device on the link: user interactions made through it are reported to the server.
     public let linked: LinkedDevice
 
+    /// The device's web apps, subscribed (``HeraldTestServer/addDevice(named:apps:webApps:timeout:)``).
+    public let webApps: [TestWebApp]
+
     let log: DeviceReportLog
 
-    init(id: String, linked: LinkedDevice, tokens: [String: DeviceToken], log: DeviceReportLog) {
+    init(id: String, linked: LinkedDevice, tokens: [String: DeviceToken], log: DeviceReportLog, webApps: [TestWebApp] = []) {
         self.id = id
         self.linked = linked
         self.tokens = tokens.mapValues(\.hex)
         self.log = log
+        self.webApps = webApps
     }
 
     /// The device's name.
@@ -36,6 +41,18 @@ public final class TestDevice: Sendable {
             throw HeraldExpectationFailure("device '\(name)' has no app \(bundleID) (apps: \(tokens.keys.sorted()))")
         }
         return token
+    }
+
+    /// The web app of a site, by its origin (`https://shop.example`).
+    ///
+    /// - Throws: ``HeraldExpectationFailure`` when the device has no web app of that origin.
+    public func webApp(_ origin: String) throws -> TestWebApp {
+        // Serialized as the web app serialized its own (lowercase, no default port).
+        let wanted = DeviceLinkClientMessage.webPushOrigin(origin) ?? origin
+        guard let app = webApps.first(where: { $0.origin == wanted }) else {
+            throw HeraldExpectationFailure("device '\(name)' has no web app of \(origin) (web apps: \(webApps.map(\.origin)))")
+        }
+        return app
     }
 
     /// What every app shows now: state, notification center, badge, categories.
