@@ -76,6 +76,45 @@ struct ConsoleAssetsTests {
         #expect(page.contains(#"data-testid="channels-panel""#))
     }
 
+    @Test("web apps: the device view draws the screen's webApps, a Mac for Safari alone, and taps them with the origin for the app")
+    func webApps() throws {
+        let script = String(decoding: try #require(ConsoleAssets.asset(at: "/console/console.js")).bytes, as: UTF8.self)
+        // The screen's member (ScreenSender.screenJSON) and WebApp.screen()'s kinds, as the device writes them.
+        #expect(script.contains("screen?.webApps"))
+        #expect(script.contains("w.kind === 'safari'"))
+        // A tap is the device link's `tap` naming the web app by its origin (LinkedDevice.perform: webApp(origin:)).
+        #expect(script.contains("{ bundleID: webApp.origin, kind: 'tap', identifier: note.id }"))
+        // The device link has no dismiss for a web app: its card offers none.
+        let webNote = try #require(Self.function("drawWebNote", in: script))
+        #expect(!webNote.contains("'dismiss'") && webNote.contains("'tap'"))
+        for testid in ["'web-notification-'", "'web-tap'", "'web-app-'", "'web-app-state'", "'mac'"] {
+            #expect(script.contains("testid: \(testid)"), "\(testid)")
+        }
+    }
+
+    @Test("trace: every web push kind has its colour and meaning; a refusal's status, reason and explanation are written out")
+    func webPushTrace() throws {
+        let script = String(decoding: try #require(ConsoleAssets.asset(at: "/console/console.js")).bytes, as: UTF8.self)
+        let styles = String(decoding: try #require(ConsoleAssets.asset(at: "/console/console.css")).bytes, as: UTF8.self)
+        for kind in ["decrypted", "shown", "not-shown", "refused"] {
+            #expect(styles.contains(".k-\(kind) .tl-dot {"), "\(kind) has no colour")
+            #expect(script.contains("  \(kind.contains("-") ? "'\(kind)'" : kind): '"), "\(kind) has no meaning")
+        }
+        let why = try #require(Self.function("drawWhy", in: script))
+        for member in ["detail.status", "detail.reason", "detail.explanation"] { #expect(why.contains(member), "\(member)") }
+        // A refused push is not stored: the page reads its trace alone rather than showing a 404.
+        #expect(script.contains("/trace`"))
+        #expect(script.contains("if (event.event === 'refused') noteRefusal(event.apnsID);"))
+    }
+
+    /// The text of a top-level `function name(` in a script, up to the next line that closes a top-level block.
+    static func function(_ name: String, in script: String) -> Substring? {
+        guard let start = script.range(of: "\nfunction \(name)(") else { return nil }
+        let rest = script[start.upperBound...]
+        guard let end = rest.range(of: "\n}\n") else { return nil }
+        return rest[..<end.upperBound]
+    }
+
     @Test("every module a script imports is built in: the set of files is exactly the page's style sheet and its modules")
     func importsAreServed() throws {
         var imported: Set<String> = []

@@ -2,7 +2,7 @@
 // on the same origin (docs/inspection-api.json and the console endpoints in docs/console.md).
 import {
   $, enc, sleep, el, api, toast, toDate, clock, precise, zoneText, localISO, ago, bytesText, shortToken, utf8Length,
-  lower, appIcon
+  lower, appIcon, iconColor
 } from './helpers.js';
 import { refreshFaults, showFaultTarget, startFaults } from './faults.js';
 import { refreshChannels, startChannels } from './channels.js';
@@ -18,9 +18,14 @@ const state = {
   trace: null,
   recent: [],
   outcomes: new Map(),         // lower(apns-id) → {reason} when its device dropped it, null when it did not
+  refusals: [],                // web pushes the push service refused, heard of live: {apnsID, at, status, reason}
+  webTitles: new Map(),        // lower(apns-id) → the title a web app showed for it (kept after it leaves the screen)
 };
 const deviceByID = (id) => state.devices.find((d) => d.id === id);
-const activeTokens = (device) => (device?.tokens || []).filter((t) => t.unregisteredAt === null || t.unregisteredAt === undefined);
+// A web push subscription (kind web-push) is left out: its pushes are encrypted by the site's server for the
+// subscription's keys and posted to its endpoint (docs/web-push.md), which an APNs request from the Send form is not.
+const activeTokens = (device) => (device?.tokens || [])
+  .filter((t) => (t.unregisteredAt === null || t.unregisteredAt === undefined) && t.kind !== 'web-push');
 
 // ---- Send panel ----------------------------------------------------------------------
 const form = $('send-form');
@@ -288,6 +293,8 @@ async function refreshDevices() {
   for (const d of state.devices) if (!d.online && d.screenAt == null) state.screens.set(d.id, { missing: 'Never connected to this server.' });
   await Promise.all(state.devices.filter((d) => d.online || d.screenAt != null).map((d) => refreshScreen(d.id, false)));
   renderDevices();
+  // The screens name the web pushes their web apps showed (an encrypted payload has no title of its own).
+  if (state.recent.some((n) => n.pushType === 'web-push')) renderRecent();
 }
 
 async function refreshScreen(deviceID, render = true) {
@@ -349,9 +356,13 @@ function restoreInputs(root, kept) {
 function drawDevice(device, record, online) {
   const screen = record.screen;
   const apps = screen?.apps || [];
+  const webApps = screen?.webApps || [];
+  // A device with only Safari web apps is a Mac, as `herald device` decides (docs/web-push.md): drawn as one.
+  const isMac = !apps.length && webApps.length > 0 && webApps.every((w) => w.kind === 'safari');
   const now = new Date();
   const head = el('div', { class: 'device-head' },
-    el('div', {}, el('div', { class: 'device-name', text: screen?.name || device.name || 'Device' }),
+    // A Mac's simulated device keeps `herald device`'s default name (no manifest names it): the server's is better.
+    el('div', {}, el('div', { class: 'device-name', text: (isMac ? device.name || screen?.name : screen?.name || device.name) || 'Device' }),
       el('div', { class: 'device-id', text: device.id })),
     el('span', { class: 'badge-online' + (online ? '' : ' off'), text: online ? 'Online' : 'Offline' }));
 
@@ -373,9 +384,16 @@ function drawDevice(device, record, online) {
     }
     center.append(group);
   }
+  for (const webApp of webApps) {
+    const notes = webApp.notifications || [];
+    if (!notes.length) continue;
+    // The web app keeps them oldest first; Notification Center shows the newest on top.
+    center.append(el('div', { class: 'app-group' }, [...notes].reverse().map((note) => drawWebNote(device.id, webApp, note))));
+    shown += notes.length;
+  }
   if (!shown) {
     center.append(el('div', { class: 'center-empty' },
-      record.missing ? 'No screen from this device yet.' : (apps.length ? 'No Older Notifications' : 'No apps')));
+      record.missing ? 'No screen from this device yet.' : (apps.length || webApps.length ? 'No Older Notifications' : 'No apps')));
   }
   if (!screen) {
     const tokens = activeTokens(device);
@@ -387,8 +405,13 @@ function drawDevice(device, record, online) {
         : el('p', {}, 'Start it with ', el('code', { text: `herald device --id ${device.id} --secret …` })),
       tokens.length ? el('p', { text: 'Apps: ' + tokens.map((t) => t.bundleID).join(', ') }) : null)];
   }
-  const dock = el('div', { class: 'dock' }, apps.slice(0, 4).map((app) => appIcon(app, false, app.center?.badge)));
-  const phone = el('div', { class: 'phone' },
+  // Home Screen web apps sit in the dock beside the iOS apps, with their badge.
+  const dockIcons = [...apps.map((app) => appIcon(app, false, app.center?.badge)),
+    ...webApps.filter((w) => w.kind !== 'safari').map((w) => webIcon(w, false, w.badge))].slice(0, 4);
+  const dock = el('div', { class: 'dock' }, dockIcons);
+  const offlineNote = online ? null
+    : el('div', { class: 'offline-note', text: record.updatedAt ? `Offline · screen from ${clock(new Date(record.updatedAt))}` : 'Offline' });
+  const frame = isMac ? drawMac(now, center, offlineNote) : el('div', { class: 'phone' },
     el('div', { class: 'screen' },
       el('div', { class: 'statusbar' }, el('span', { text: clock(now) }), drawIsland(activities),
         el('span', { class: 'status-icons' }, el('span', { text: online ? '5G' : '' }), el('i'))),
@@ -396,9 +419,9 @@ function drawDevice(device, record, online) {
         el('div', { class: 'lock-date', text: now.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' }) }),
         el('div', { class: 'lock-time', text: clock(now) })),
       center,
-      apps.length ? dock : null,
+      dockIcons.length ? dock : null,
       el('div', { class: 'home-bar' })),
-    online ? null : el('div', { class: 'offline-note', text: record.updatedAt ? `Offline · screen from ${clock(new Date(record.updatedAt))}` : 'Offline' }));
+    offlineNote);
 
   const appRows = apps.map((app) => el('div', { class: 'app-row', testid: `app-${app.bundleID}` },
     appIcon(app, false, app.center?.badge),
@@ -406,9 +429,77 @@ function drawDevice(device, record, online) {
       el('div', { class: 'app-meta', text: `${app.bundleID} · ${app.authorization || ''} · ${app.environment || ''}` }),
       silentLine(device, app)),
     stateSelect(device.id, app)));
+  appRows.push(...webApps.map(drawWebAppRow));
   const panel = appRows.length ? el('div', { class: 'apps' }, appRows)
     : el('div', { class: 'apps' }, el('div', { class: 'app-meta app-missing', text: record.missing || 'No apps.' }));
-  return [head, phone, panel];
+  return [head, frame, panel];
+}
+
+// ---- Web apps (docs/web-push.md): Safari on a Mac, or Home Screen web apps on an iPhone -------------------------------
+// A Mac's display: the menu bar, and Notification Center's banners at the top right of the desktop.
+function drawMac(now, center, offlineNote) {
+  return el('div', { class: 'mac', testid: 'mac' },
+    el('div', { class: 'mac-screen' },
+      el('div', { class: 'mac-menubar' },
+        el('span', { class: 'mac-apple' }), el('b', { text: 'Safari' }), el('span', { class: 'mac-menus', text: 'File Edit View' }),
+        el('span', { class: 'mac-clock', text: now.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' }) + ' ' + clock(now) })),
+      center),
+    el('div', { class: 'mac-stand' }),
+    offlineNote);
+}
+
+// A site's icon: a globe (the console cannot fetch the site's own icon), coloured by origin, with the app badge: a
+// number, or a dot for `navigator.setAppBadge()` without one ("flag").
+function webIcon(webApp, small, badge) {
+  const node = el('span', { class: 'icon web' + (small ? ' small' : ''), title: webApp.origin }, el('span', { class: 'globe' }));
+  node.style.background = iconColor(webApp.origin);
+  if (badge === 'flag') node.append(el('span', { class: 'icon-badge flag', title: 'Badge set without a count' }));
+  else if (typeof badge === 'number' && badge > 0) node.append(el('span', { class: 'icon-badge', text: badge > 99 ? '99+' : String(badge) }));
+  return node;
+}
+const siteName = (origin) => String(origin || '').replace(/^https?:\/\//, '');
+
+// A web app's notification. A tap is the device's `tap` with the origin for the app: a declarative message opens its
+// `navigate` URL, a service worker's runs its `notificationclick`; either way it leaves the screen. The device link
+// has no dismiss (nor actions) for web apps, so the card has no × and no buttons.
+function drawWebNote(deviceID, webApp, note) {
+  const apnsID = note.apnsID ? String(note.apnsID) : '';
+  const key = `${deviceID}|${webApp.origin}|${note.id}`;
+  const fresh = !state.seenNotes.has(key);
+  state.seenNotes.add(key);
+  if (apnsID && note.title) state.webTitles.set(lower(apnsID), note.title);
+  const card = el('div', {
+    class: 'note web-note' + (fresh ? ' fresh' : ''), testid: 'web-notification-' + lower(apnsID || note.id),
+    'data-identifier': note.id, 'data-apns-id': apnsID, 'data-origin': webApp.origin,
+  });
+  const opens = note.source === 'declarative' ? (note.navigate ? `opens ${note.navigate}` : 'opens the site')
+    : 'runs the service worker\'s notificationclick';
+  card.append(
+    el('div', { class: 'note-head' },
+      webIcon(webApp, true), el('span', { class: 'note-app', title: webApp.origin, text: siteName(webApp.origin) }),
+      el('span', { class: 'note-source', text: webApp.kind === 'safari' ? 'Safari' : 'Web App' })),
+    el('div', { class: 'note-main', title: 'Tap: ' + opens, testid: 'web-tap',
+      onclick: () => interact(deviceID, { bundleID: webApp.origin, kind: 'tap', identifier: note.id }, card, apnsID) },
+    el('div', { class: 'note-text' },
+      note.title ? el('div', { class: 'note-title', testid: 'web-title', text: note.title }) : null,
+      note.body ? el('div', { class: 'note-body', testid: 'web-body', text: note.body }) : null)),
+    el('div', { class: 'web-note-foot', text: (note.source === 'declarative' ? 'Declarative' : 'Service worker') + ' · tap ' + opens }));
+  return card;
+}
+
+// Under the frame: the web app's origin, kind, subscription state (the endpoint, or why it was revoked) and the
+// pushes that showed nothing, which Safari counts against it.
+function drawWebAppRow(webApp) {
+  const kind = webApp.kind === 'safari' ? 'Safari' : 'Home Screen web app';
+  const facts = [kind, webApp.subscription ? 'subscription ' + shortToken(webApp.subscription) : null,
+    webApp.silentPushes ? `${webApp.silentPushes} silent push${webApp.silentPushes === 1 ? '' : 'es'}` : null].filter(Boolean).join(' · ');
+  const detail = webApp.state === 'revoked' ? `Revoked: ${webApp.reason || ''}` : (webApp.endpoint || 'Not subscribed yet');
+  return el('div', { class: 'app-row web-row', testid: 'web-app-' + webApp.origin },
+    webIcon(webApp, false, webApp.badge),
+    el('div', { class: 'app-text' }, el('div', { class: 'app-name', text: webApp.origin }),
+      el('div', { class: 'app-meta', text: facts, title: webApp.subscription || '' }),
+      el('div', { class: 'app-meta' + (webApp.state === 'revoked' ? ' revoked' : ''), testid: 'web-app-endpoint', title: detail, text: detail })),
+    el('span', { class: 'web-state ' + (webApp.state || ''), testid: 'web-app-state', text: webApp.state || '' }));
 }
 
 // ---- Live Activities (docs/live-activities.md) ------------------------------------------------------------------------
@@ -638,7 +729,15 @@ async function refreshTrace() {
   const id = state.traceID;
   if (!id) return;
   const round = ++traceRound;
-  const answer = await api('GET', `/api/v1/notifications/${enc(id)}`);
+  // A refusal heard of live is known not to be stored: its trace alone is asked for (no 404 in the browser's log).
+  const refused = state.refusals.some((r) => lower(r.apnsID) === lower(id));
+  let answer = refused ? { status: 404, data: null } : await api('GET', `/api/v1/notifications/${enc(id)}`);
+  if (answer.status === 404) {
+    // Nothing stored (a web push the push service refused, a request a fault rule answered): its trace may still
+    // hold the in-memory events that say why.
+    const trace = await api('GET', `/api/v1/notifications/${enc(id)}/trace`);
+    if (trace.status === 200 && trace.data) answer = { status: 200, data: trace.data, notStored: true };
+  }
   if (round !== traceRound || id !== state.traceID) return;
   state.trace = answer;
   renderTrace();
@@ -656,6 +755,24 @@ function renderTrace() {
   const n = answer.data;
   const events = n.trace || [];
   const start = events[0]?.at ?? n.acceptedAt;
+  const timeline = el('ol', { class: 'timeline' }, events.map((event) => el('li', { class: 'tl-event k-' + event.kind, testid: 'trace-event-' + event.kind },
+    el('span', { class: 'tl-dot' }),
+    el('span', { class: 'tl-kind', title: kindMeanings[event.kind] || '', text: event.kind }),
+    el('span', { class: 'tl-time', title: localISO(event.at), text: precise(event.at) + (event.at !== start ? `  +${event.at - start} ms` : '') }),
+    drawWhy(event),
+    drawDetail(event.detail, n.apnsID, whyKeys[event.kind]))));
+  if (answer.notStored) {
+    const refused = events.some((e) => e.kind === 'refused');
+    box.replaceChildren(el('div', { class: 'trace-summary' },
+      el('div', { class: 'trace-heading' },
+        el('span', { class: 'id', testid: 'trace-apns-id', text: n.apnsID }),
+        el('span', { class: 'state ' + (refused ? 'refused' : 'not-stored'), testid: 'trace-state', text: refused ? 'refused' : 'not stored' })),
+      el('p', { class: 'trace-note', text: refused
+        ? 'The push service refused this web push, so nothing was stored: the refusal below is all there is (kept in memory).'
+        : 'Nothing was stored for this request: the events below are kept in memory only.' })),
+    timeline);
+    return;
+  }
   const summary = el('div', { class: 'trace-summary' },
     el('div', { class: 'trace-heading' },
       el('span', { class: 'id', testid: 'trace-apns-id', text: n.apnsID }),
@@ -667,11 +784,6 @@ function renderTrace() {
       n.collapseID ? [el('dt', { text: 'collapse id' }), el('dd', { text: n.collapseID })] : null,
       n.expiration !== null && n.expiration !== undefined ? [el('dt', { text: 'expiration' }), el('dd', { text: String(n.expiration) })] : null),
     el('details', { class: 'payload' }, el('summary', { text: 'Payload' }), el('pre', { class: 'mono', text: JSON.stringify(n.payload, null, 2) })));
-  const timeline = el('ol', { class: 'timeline' }, events.map((event) => el('li', { class: 'tl-event k-' + event.kind, testid: 'trace-event-' + event.kind },
-    el('span', { class: 'tl-dot' }),
-    el('span', { class: 'tl-kind', text: event.kind }),
-    el('span', { class: 'tl-time', title: localISO(event.at), text: precise(event.at) + (event.at !== start ? `  +${event.at - start} ms` : '') }),
-    drawDetail(event.detail, n.apnsID))));
   const hints = traceHints(n, events);
   // replaceChildren writes a null as the text "null": leave the hints out when there are none.
   const hintList = hints.length ? [el('ul', { class: 'trace-hints', testid: 'trace-hints' }, hints.map(([key, text]) => el('li', { testid: 'hint-' + key, text })))] : [];
@@ -698,14 +810,47 @@ function traceHints(n, events) {
     if (!declared) hints.push(['category', `The app registered no category “${category}”: the notification has no action buttons.`]);
     else if (!(declared.actions || []).length) hints.push(['category', `Category “${category}” has no actions: nothing to press but Open.`]);
   }
+  if (n.pushType === 'web-push' && !kinds.has('decrypted') && !kinds.has('not-shown') && n.state === 'delivered') {
+    hints.push(['web-push', 'A web push, encrypted for its subscription (RFC 8291): the device has not yet said that it decrypted it.']);
+  }
+  const revoked = events.find((e) => e.kind === 'not-shown' && e.detail?.revoked === true);
+  if (revoked) hints.push(['revoked', 'This push showed nothing, and it was one too many: Safari revoked the subscription, and its endpoint now answers 410.']);
   const held = events.find((e) => e.kind === 'sent' && e.detail?.reason === 'low-priority-burst');
   if (held) hints.push(['low-priority', `Held ${held.detail.heldMs ?? '?'} ms for a low-priority burst (apns-priority ${n.priority}): APNs may group such pushes.`]);
   return hints;
 }
 
+// What each kind means, in its tooltip; the web push kinds are new to most readers (docs/web-push.md).
+const kindMeanings = {
+  accepted: 'The gateway accepted the request and stored it.',
+  sent: 'The delivery engine sent it to the device.',
+  acknowledged: 'The device acknowledged it.',
+  decrypted: 'The web app decrypted the message with its subscription\'s keys (RFC 8291, aes128gcm).',
+  shown: 'The web app showed a notification: a declarative message, or the service worker\'s showNotification.',
+  'not-shown': 'The web push showed nothing; the reason says why. Safari revokes a subscription after too many.',
+  refused: 'The push service refused the web push (nothing stored): its status, reason and why.',
+};
+
+// Why a web push went wrong, written out in full rather than as a chip cut to its width: a refusal's status, reason
+// and explanation, a not-shown message's reason. whyKeys are the members it shows, left out of the chips.
+const whyKeys = { refused: ['status', 'reason', 'explanation'], 'not-shown': ['reason'] };
+function drawWhy(event) {
+  const detail = event.detail || {};
+  if (event.kind === 'refused') {
+    return el('div', { class: 'tl-why bad', testid: 'refusal' },
+      el('span', { class: 'status-pill bad', testid: 'refusal-status', text: [detail.status, detail.reason].filter((v) => v != null && v !== '').join(' ') }),
+      el('span', { class: 'tl-why-text', testid: 'refusal-explanation', text: detail.explanation || 'No explanation recorded.' }));
+  }
+  if (event.kind === 'not-shown' && typeof detail.reason === 'string') {
+    return el('div', { class: 'tl-why warn', testid: 'not-shown-reason' }, el('span', { class: 'tl-why-text', text: detail.reason }));
+  }
+  return null;
+}
+
 // A trace event's detail: the telling values as chips, everything as JSON behind "details".
 const chipOrder = ['action', 'text', 'reason', 'heldMs', 'state', 'stateAfter', 'playing', 'attempt', 'device', 'session', 'presentation',
-  'title', 'subtitle', 'body', 'categoryIdentifier', 'threadIdentifier', 'contentExtension', 'deliveredToApp', 'callback', 'topic'];
+  'title', 'subtitle', 'body', 'categoryIdentifier', 'threadIdentifier', 'contentExtension', 'deliveredToApp', 'callback', 'topic',
+  'opened', 'source', 'navigate', 'badge', 'silentPushes', 'revoked', 'declarative', 'length', 'subscription'];
 function chipValue(value) {
   if (typeof value === 'string') return value === '' ? null : value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -713,11 +858,11 @@ function chipValue(value) {
   return null;
 }
 const chipHidden = new Set(['consoleText']);
-function drawDetail(detail, apnsID) {
+function drawDetail(detail, apnsID, shownAbove = []) {
   if (!detail || typeof detail !== 'object' || !Object.keys(detail).length) return null;
   const entries = Object.entries(detail)
     .map(([k, v]) => [k, chipValue(v)])
-    .filter(([k, v]) => v !== null && !chipHidden.has(k) && !(k === 'identifier' && lower(v) === lower(apnsID)))
+    .filter(([k, v]) => v !== null && !chipHidden.has(k) && !shownAbove.includes(k) && !(k === 'identifier' && lower(v) === lower(apnsID)))
     .sort(([a], [b]) => (chipOrder.indexOf(a) + 1 || 99) - (chipOrder.indexOf(b) + 1 || 99));
   const shown = entries.slice(0, 6);
   return el('div', { class: 'tl-detail' },
@@ -727,9 +872,21 @@ function drawDetail(detail, apnsID) {
 
 const recentShown = 12;
 const recentTitle = (n) => {
+  if (n.pushType === 'web-push') return webPushTitle(n.apnsID) || 'Web push';
   const alert = n.payload?.aps?.alert;
   return typeof alert === 'string' ? alert : (alert?.title || alert?.body || (isSilent(n) ? 'Silent push' : n.pushType));
 };
+// A web push's payload is encrypted: its title is the one a web app showed for it, when the page saw it.
+function webPushTitle(apnsID) {
+  if (state.webTitles.has(lower(apnsID))) return state.webTitles.get(lower(apnsID));
+  for (const record of state.screens.values()) {
+    for (const webApp of record.screen?.webApps || []) {
+      const note = (webApp.notifications || []).find((n) => lower(n.apnsID) === lower(apnsID));
+      if (note?.title) return note.title;
+    }
+  }
+  return '';
+}
 async function refreshRecent() {
   const answer = await api('GET', '/api/v1/notifications?limit=200');
   if (answer.status !== 200 || !answer.data) return;
@@ -765,25 +922,49 @@ function recentState(n) {
   return el('span', { class: 'state ' + n.state, testid: 'recent-state', text: n.state });
 }
 
+// A web push the push service refused is not stored, so the server's list never has it: the page lists the refusals
+// it hears of live (their `refused` trace events) among the stored notifications, until it is reloaded. Each one's
+// trace is read once for its status and reason.
+function noteRefusal(apnsID) {
+  if (state.refusals.some((r) => lower(r.apnsID) === lower(apnsID))) return;
+  const refusal = { apnsID, at: Date.now(), status: null, reason: '' };
+  state.refusals = [refusal, ...state.refusals].slice(0, recentShown);
+  api('GET', `/api/v1/notifications/${enc(apnsID)}/trace`).then((answer) => {
+    const event = (answer.data?.trace || []).find((e) => e.kind === 'refused');
+    if (!event) return;
+    Object.assign(refusal, { at: event.at, status: event.detail?.status ?? null, reason: event.detail?.reason || '' });
+    renderRecent();
+  }, () => {});
+}
+const refusalState = (r) => r.reason ? `refused · ${r.reason}` : 'refused';
+
 // The filter matches every word typed against the title, topic, apns-id, token, push type and state.
 function renderRecent() {
   const words = lower($('recent-filter').value).split(/\s+/).filter(Boolean);
-  const matching = state.recent.filter((n) => {
-    const haystack = lower([recentTitle(n), n.topic, n.apnsID, n.token, n.pushType, n.state, n.collapseID].join(' '));
-    return words.every((w) => haystack.includes(w));
-  });
+  const matches = (fields) => { const haystack = lower(fields.join(' ')); return words.every((w) => haystack.includes(w)); };
+  const matching = state.recent.filter((n) => matches([recentTitle(n), n.topic, n.apnsID, n.token, n.pushType, n.state, n.collapseID]))
+    .map((n) => ({ at: n.acceptedAt, n }))
+    .concat(state.refusals.filter((r) => matches(['Web push', r.apnsID, refusalState(r), r.status])).map((r) => ({ at: r.at, refusal: r })))
+    .sort((a, b) => b.at - a.at);
+  const total = state.recent.length + state.refusals.length;
   const list = $('recent');
-  $('recent-count').textContent = words.length ? `${matching.length} of ${state.recent.length}` : '';
+  $('recent-count').textContent = words.length ? `${matching.length} of ${total}` : '';
   $('time-zone').textContent = 'Times in ' + zoneText() + '.';
   if (!matching.length) {
-    list.replaceChildren(el('li', { class: 'empty', text: state.recent.length ? 'Nothing matches the filter.' : 'None yet.' }));
+    list.replaceChildren(el('li', { class: 'empty', text: total ? 'Nothing matches the filter.' : 'None yet.' }));
     return;
   }
   const shown = matching.slice(0, recentShown);
-  for (const n of shown) if (n.state === 'delivered' && !state.outcomes.has(lower(n.apnsID))) readOutcome(n.apnsID);
-  list.replaceChildren(...shown.map((n) => el('li', { 'data-apns-id': lower(n.apnsID), onclick: () => selectTrace(n.apnsID) },
-    el('span', { class: 'r-title', text: recentTitle(n) }), recentState(n),
-    el('span', { class: 'r-meta', title: localISO(n.acceptedAt), text: `${clock(new Date(n.acceptedAt))} · ${n.topic} · ${n.apnsID.slice(0, 8)}…` }))));
+  for (const { n } of shown) if (n && n.state === 'delivered' && !state.outcomes.has(lower(n.apnsID))) readOutcome(n.apnsID);
+  list.replaceChildren(...shown.map(({ n, refusal }) => n
+    ? el('li', { 'data-apns-id': lower(n.apnsID), onclick: () => selectTrace(n.apnsID) },
+      el('span', { class: 'r-title', text: recentTitle(n) }), recentState(n),
+      el('span', { class: 'r-meta', title: localISO(n.acceptedAt), text: `${clock(new Date(n.acceptedAt))} · ${n.topic} · ${n.apnsID.slice(0, 8)}…` }))
+    : el('li', { 'data-apns-id': lower(refusal.apnsID), onclick: () => selectTrace(refusal.apnsID) },
+      el('span', { class: 'r-title', text: 'Web push' }),
+      el('span', { class: 'state refused', testid: 'recent-state', title: 'Refused by the push service: nothing stored', text: refusalState(refusal) }),
+      el('span', { class: 'r-meta', title: localISO(refusal.at),
+        text: `${clock(new Date(refusal.at))} · ${refusal.status ?? '…'} · ${refusal.apnsID.slice(0, 8)}…` }))));
   highlightRecent();
 }
 $('recent-filter').addEventListener('input', renderRecent);
@@ -809,6 +990,7 @@ async function handle(events) {
     else if (event.kind === 'trace') {
       recent = true;
       if (event.event === 'dropped') state.outcomes.delete(lower(event.apnsID));
+      if (event.event === 'refused') noteRefusal(event.apnsID);
       if (lower(event.apnsID) === lower(state.traceID)) trace = true;
     }
   }

@@ -85,7 +85,7 @@ export const utf8Length = (text) => new TextEncoder().encode(text).length;
 export const lower = (s) => String(s || '').toLowerCase();
 
 const iconColors = ['#ff375f', '#ff9f0a', '#30d158', '#0a84ff', '#5e5ce6', '#bf5af2', '#64d2ff', '#ff453a', '#32ade6', '#ac8e68'];
-function iconColor(key) {
+export function iconColor(key) {
   let h = 0;
   for (const c of String(key)) h = (h * 31 + c.charCodeAt(0)) >>> 0;
   const a = iconColors[h % iconColors.length], b = iconColors[(h >>> 4) % iconColors.length];
