@@ -82,11 +82,12 @@ struct ConsoleAssetsTests {
         // The screen's member (ScreenSender.screenJSON) and WebApp.screen()'s kinds, as the device writes them.
         #expect(script.contains("screen?.webApps"))
         #expect(script.contains("w.kind === 'safari'"))
-        // A tap is the device link's `tap` naming the web app by its origin (LinkedDevice.perform: webApp(origin:)).
-        #expect(script.contains("{ bundleID: webApp.origin, kind: 'tap', identifier: note.id }"))
-        // The device link has no dismiss for a web app: its card offers none.
+        // A tap and × are the device link's `tap` and `dismiss` naming the web app by its origin (LinkedDevice.perform:
+        // webApp(origin:)) and the notification by its id; the device has no action buttons for web notifications.
         let webNote = try #require(Self.function("drawWebNote", in: script))
-        #expect(!webNote.contains("'dismiss'") && webNote.contains("'tap'"))
+        #expect(webNote.contains("const base = { bundleID: webApp.origin, identifier: note.id };"))
+        #expect(webNote.contains("{ ...base, kind: 'tap' }") && webNote.contains("{ ...base, kind: 'dismiss' }"))
+        #expect(!webNote.contains("kind: 'action'"))
         for testid in ["'web-notification-'", "'web-tap'", "'web-app-'", "'web-app-state'", "'mac'"] {
             #expect(script.contains("testid: \(testid)"), "\(testid)")
         }

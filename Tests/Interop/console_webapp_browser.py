@@ -2,10 +2,10 @@
 """Drives the web console's web app views in headless Chromium (selenium + Debian's chromium and chromium-driver).
 
 Run by the Swift test ConsoleWebAppBrowserTests against a real `herald serve` and a `herald device --web-app` (Safari
-on a Mac) whose web app already shows a declarative web push; see docs/console.md, "Web apps". Steps: load the console
+on a Mac) whose web app already shows two declarative web pushes; see docs/console.md, "Web apps". Steps: load the console
 and see the device drawn as a Mac with the web app's notification (the origin as the app's name, its title and body)
 and the web app's row (origin, subscription state, badge); tap the notification and see it leave the screen and
-`action` in its trace after `decrypted` and `shown`; post a web push without VAPID to the subscription's endpoint, see
+`action` in its trace after `decrypted` and `shown`; dismiss a second one (×) and see `dismissed` in its trace; post a web push without VAPID to the subscription's endpoint, see
 the refusal listed in Recent notifications as it happens, open it, and read its status, reason and explanation.
 
 It reuses console_browser.py's browser (the same flags, CSP recorder and screenshots). A PNG is saved after each
@@ -30,6 +30,7 @@ def parse_arguments():
     parser.add_argument("--origin", required=True, help="the web app's origin")
     parser.add_argument("--apns-id", required=True, help="the apns-id of the web push the web app shows")
     parser.add_argument("--title", required=True, help="the title the web app shows for it")
+    parser.add_argument("--dismiss-apns-id", required=True, help="the apns-id of another web push the web app shows, to dismiss")
     parser.add_argument("--endpoint", required=True, help="the subscription's endpoint, for a push without VAPID")
     parser.add_argument("--out", required=True, help="the directory for the screenshots")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step")
@@ -99,6 +100,18 @@ class WebAppConsole(Console):
         summary["recentTitle"] = self.wait("the push in Recent notifications", lambda: (
             lambda node: node and node.find_element(By.CSS_SELECTOR, ".r-title").text)(self.recent_row(apns_id)))
         self.step("web-app-tapped")
+
+        # ×: the device's dismiss; the card leaves and the trace says `dismissed`.
+        other = arguments.dismiss_apns_id
+        self.by_id("dismiss", self.web_notification(other)).click()
+        self.wait("the dismissed notification to leave the screen", lambda: self.web_notification(other) is None)
+        events = self.wait(
+            "dismissed in the other push's trace",
+            lambda: (lambda found: found if any(testid == "trace-event-dismissed" for testid, _ in found) else None)(self.trace_events(other)),
+        )
+        summary["dismissTrace"] = [testid.removeprefix("trace-event-") for testid, _ in events]
+        summary["notificationsLeft"] = len(self.device().find_elements(By.CSS_SELECTOR, '[data-testid^="web-notification-"]'))
+        self.step("web-app-dismissed")
 
         # A push the push service refuses, while the page watches: listed as refused, its trace explains why.
         status, refused_id = post_without_vapid(arguments.endpoint)

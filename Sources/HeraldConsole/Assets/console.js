@@ -460,8 +460,9 @@ function webIcon(webApp, small, badge) {
 const siteName = (origin) => String(origin || '').replace(/^https?:\/\//, '');
 
 // A web app's notification. A tap is the device's `tap` with the origin for the app: a declarative message opens its
-// `navigate` URL, a service worker's runs its `notificationclick`; either way it leaves the screen. The device link
-// has no dismiss (nor actions) for web apps, so the card has no × and no buttons.
+// `navigate` URL, a service worker's runs its `notificationclick`; either way it leaves the screen. × is the device's
+// `dismiss` (a service worker's notification gets its `notificationclose`). Web notifications have no action buttons
+// on the device, so the card has none.
 function drawWebNote(deviceID, webApp, note) {
   const apnsID = note.apnsID ? String(note.apnsID) : '';
   const key = `${deviceID}|${webApp.origin}|${note.id}`;
@@ -474,12 +475,15 @@ function drawWebNote(deviceID, webApp, note) {
   });
   const opens = note.source === 'declarative' ? (note.navigate ? `opens ${note.navigate}` : 'opens the site')
     : 'runs the service worker\'s notificationclick';
+  const base = { bundleID: webApp.origin, identifier: note.id };
   card.append(
     el('div', { class: 'note-head' },
       webIcon(webApp, true), el('span', { class: 'note-app', title: webApp.origin, text: siteName(webApp.origin) }),
-      el('span', { class: 'note-source', text: webApp.kind === 'safari' ? 'Safari' : 'Web App' })),
+      el('span', { class: 'note-source', text: webApp.kind === 'safari' ? 'Safari' : 'Web App' }),
+      el('button', { class: 'note-x', title: 'Dismiss', 'aria-label': 'Dismiss', testid: 'dismiss',
+        onclick: () => interact(deviceID, { ...base, kind: 'dismiss' }, card, apnsID) }, '×')),
     el('div', { class: 'note-main', title: 'Tap: ' + opens, testid: 'web-tap',
-      onclick: () => interact(deviceID, { bundleID: webApp.origin, kind: 'tap', identifier: note.id }, card, apnsID) },
+      onclick: () => interact(deviceID, { ...base, kind: 'tap' }, card, apnsID) },
     el('div', { class: 'note-text' },
       note.title ? el('div', { class: 'note-title', testid: 'web-title', text: note.title }) : null,
       note.body ? el('div', { class: 'note-body', testid: 'web-body', text: note.body }) : null)),

@@ -15,6 +15,7 @@ struct ConsoleWebAppBrowserTests {
     static let body = "Arrives Tuesday"
     static let message =
         #"{"web_push":8030,"notification":{"title":"\#(title)","body":"\#(body)","navigate":"https://shop.example/orders/42"},"app_badge":3}"#
+    static let otherMessage = #"{"web_push":8030,"notification":{"title":"Back in stock","navigate":"https://shop.example/mug"}}"#
 
     static var screenshots: URL { Interop.packageRoot.appendingPathComponent(".build/test-output/console-web-apps") }
     static var script: String { Interop.packageRoot.appendingPathComponent("Tests/Interop/console_webapp_browser.py").path }
@@ -31,10 +32,13 @@ struct ConsoleWebAppBrowserTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(subscription.utf8)) as? [String: Any])
             let endpoint = try #require(object["endpoint"] as? String)
 
+            // Two notifications: the first is tapped, the second dismissed.
             let answer = try await site.send(subscription, data: ["--data", Self.message])
-            try #require(answer.status == 201, "\(answer)")
+            let other = try await site.send(subscription, data: ["--data", Self.otherMessage])
+            try #require(answer.status == 201 && other.status == 201, "\(answer) \(other)")
             let apnsID = try WebPushEndToEndTests.apnsID(answer)
-            _ = try await server.waitForNotification(apnsID, "shown") { $0.kinds.contains("shown") }
+            let otherID = try WebPushEndToEndTests.apnsID(other)
+            for id in [apnsID, otherID] { _ = try await server.waitForNotification(id, "shown") { $0.kinds.contains("shown") } }
 
             try? FileManager.default.removeItem(at: Self.screenshots)
             try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
@@ -43,7 +47,8 @@ struct ConsoleWebAppBrowserTests {
                 python,
                 [
                     Self.script, "--url", "http://127.0.0.1:\(server.linkPort)/", "--device", mac.id, "--origin", WebPushEndToEndTests.origin,
-                    "--apns-id", apnsID, "--title", Self.title, "--endpoint", endpoint, "--out", Self.screenshots.path,
+                    "--apns-id", apnsID, "--title", Self.title, "--dismiss-apns-id", otherID, "--endpoint", endpoint, "--out",
+                    Self.screenshots.path,
                 ],
                 deadline: .seconds(180)
             )
@@ -54,7 +59,7 @@ struct ConsoleWebAppBrowserTests {
             let context = "\(summary)\nscreenshots: \(Self.screenshots.path)\n\(run.stderr)\n\(device.stdoutSoFar)"
             let failure = "console_webapp_browser.py failed after step \(summary["failedAfter"] ?? "-"): \(summary["error"] ?? "exit \(run.status)")"
             try #require(run.status == 0 && !run.timedOut && summary["ok"] as? Bool == true, "\(failure)\n\(context)")
-            #expect(summary["steps"] as? [String] == ["web-app-on-mac", "web-app-tapped", "refused-trace"], "\(context)")
+            #expect(summary["steps"] as? [String] == ["web-app-on-mac", "web-app-tapped", "web-app-dismissed", "refused-trace"], "\(context)")
 
             // Drawn on a Mac: the origin as the app's name, a web icon, the title and body; the row's state and badge.
             #expect(summary["mac"] as? Bool == true && summary["phone"] as? Bool == false, "\(context)")
@@ -78,6 +83,11 @@ struct ConsoleWebAppBrowserTests {
             let traced = try await server.waitForNotification(apnsID, "action") { $0.kinds.contains("action") }
             #expect(traced.detail(of: "action")?["source"] as? String == "declarative", "\(traced)")
 
+            // × ran the device's dismiss: `dismissed` after `shown`, and nothing is left on the screen.
+            let dismissKinds = try #require(summary["dismissTrace"] as? [String], "\(context)")
+            #expect((dismissKinds.firstIndex(of: "shown") ?? .max) < (dismissKinds.firstIndex(of: "dismissed") ?? -1), "\(context)")
+            #expect(summary["notificationsLeft"] as? Int == 0, "\(context)")
+
             // The refusal, heard live and explained.
             #expect(summary["refusedStatus"] as? Int == 403, "\(context)")
             #expect(summary["refusedRecentState"] as? String == "refused · BadJwtToken", "\(context)")
@@ -88,7 +98,7 @@ struct ConsoleWebAppBrowserTests {
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
             #expect(summary["cspViolations"] as? [String] == [], "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
-            #expect(screenshots.count == 5, "\(context)")
+            #expect(screenshots.count == 6, "\(context)")
             for path in screenshots {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
                 #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(path) is not a PNG")
