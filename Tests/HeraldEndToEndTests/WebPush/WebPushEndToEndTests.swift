@@ -55,6 +55,8 @@ struct WebPushEndToEndTests {
         let process = try workspace.start([
             "device", "--server", server.deviceLinkURL, "--id", device.id, "--secret", device.secret, "--web-app", origin,
             "--vapid-public-key", site.publicKey, "--service-worker", exampleServiceWorker,
+            // The data directory keeps the web app's subscription across restarts (<data-dir>/devices/<ID>.web-apps.json).
+            "--data-dir", workspace.data.path,
         ])
         let printed = try await process.waitForOutput(deadline: .seconds(60)) { $0.contains(#""endpoint""#) }
         let line = try #require(printed.split(separator: "\n").first { $0.contains(#""endpoint""#) && $0.contains(#""p256dh""#) })
@@ -137,6 +139,96 @@ struct WebPushEndToEndTests {
             let refused = TracedNotification(try #require(traceObject))
             #expect(refused.kinds == ["refused"], "\(refused)")
             #expect((refused.detail(of: "refused")?["explanation"] as? String)?.contains("no Authorization header") == true, "\(refused)")
+            device.killAndWait()
+            _ = try await server.stop()
+        }
+    }
+
+    @Test("while the web app's device is offline: TTL 0 expires unshown; Topic replaces; the restarted device shows the newer")
+    func offline() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let mac = try await workspace.addDevice("mac")
+            let site = try Site(in: workspace.data)
+            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+            device.killAndWait()
+            try await server.waitUntil(deviceID: mac.id, isOnline: false)
+
+            let nowOrNever = try await site.send(subscription, data: ["--data", #"{"title":"Now or never"}"#], ttl: 0)
+            #expect(nowOrNever.status == 201, "\(nowOrNever)")
+            let expired = try await server.waitForNotification(try Self.apnsID(nowOrNever), "expired") { $0.kinds.contains("expired") }
+            #expect(!expired.kinds.contains("shown"), "\(expired)")
+
+            let first = try await site.send(subscription, data: ["--data", #"{"title":"First"}"#], headers: ["Topic: order-42"])
+            let second = try await site.send(subscription, data: ["--data", #"{"title":"Second"}"#], headers: ["Topic: order-42"])
+            #expect(first.status == 201 && second.status == 201, "\(first) \(second)")
+            let replaced = try await server.waitForNotification(try Self.apnsID(first), "replaced") { $0.kinds.contains("replaced") }
+            #expect(replaced.state == "replaced", "\(replaced)")
+
+            // The same device again: its web app keeps its subscription (its keyring), so it is sent what waits.
+            let (again, resubscribed) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+            #expect(resubscribed == subscription)
+            let shown = try await server.waitForNotification(try Self.apnsID(second), "shown") { $0.kinds.contains("shown") }
+            #expect("\(shown.detail(of: "shown") ?? [:])".contains("Second"), "\(shown)")
+            let firstAfter = try await server.notification(try Self.apnsID(first))
+            #expect(firstAfter?.kinds.contains("shown") == false, "\(String(describing: firstAfter))")
+            again.killAndWait()
+            _ = try await server.stop()
+        }
+    }
+
+    @Test("header-level checks through curl, HTTP/1.1 and h2c: each malformed header answered with Apple's status and reason")
+    func curlHeaders() async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let mac = try await workspace.addDevice("mac")
+            let site = try Site(in: workspace.data)
+            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(subscription.utf8)) as? [String: Any])
+            let endpoint = try #require(object["endpoint"] as? String)
+            let keys = try #require(object["keys"] as? [String: String])
+            let signer = VAPIDSigner(privateKey: site.key, subject: "mailto:ops@example.com")
+            let authorization = try signer.authorization(endpoint: endpoint, nowSeconds: Int64(Date().timeIntervalSince1970))
+            let body = workspace.data.appendingPathComponent("body-\(UUID().uuidString)")
+            let encrypted = try WebPushEncryption.encrypt(
+                Array(#"{"title":"curl"}"#.utf8),
+                p256dh: try #require(keys["p256dh"]),
+                auth: try #require(keys["auth"])
+            )
+            try Data(encrypted).write(to: body)
+            let empty = workspace.data.appendingPathComponent("empty-\(UUID().uuidString)")
+            try Data().write(to: empty)
+            let valid = ["Authorization: \(authorization)", "TTL: 60", "Content-Encoding: aes128gcm"]
+            let cases: [(headers: [String], file: URL, status: Int, reason: String?)] = [
+                (valid, body, 201, nil),
+                (valid + ["Urgency: High", "Topic: order-42"], body, 201, nil),
+                (valid.map { $0.hasPrefix("TTL") ? "TTL: -1" : $0 }, body, 400, "BadExpirationDate"),
+                (valid + ["TTL: 30"], body, 400, "DuplicateHeaders"),
+                (valid + ["Urgency: urgent"], body, 400, "BadPriority"),
+                (valid + ["Topic: order 42"], body, 400, "BadCollapseId"),
+                (valid + ["Topic: \(String(repeating: "t", count: 33))"], body, 400, "BadCollapseId"),
+                (valid.filter { !$0.hasPrefix("Content-Encoding") }, body, 415, "UnsupportedContentEncoding"),
+                (valid, empty, 400, "PayloadEmpty"),
+                (valid.map { $0.hasPrefix("Authorization") ? "Authorization: Bearer x" : $0 }, body, 403, "BadJwtToken"),
+            ]
+            for http in ["--http1.1", "--http2-prior-knowledge"] {
+                for test in cases {
+                    var arguments = [
+                        "--silent", "--show-error", "--include", "--max-time", "30", http, "-X", "POST", "--data-binary", "@" + test.file.path,
+                    ]
+                    for header in test.headers { arguments += ["-H", header] }
+                    let result = try await ExternalProcess.run("curl", arguments + [endpoint], deadline: .seconds(60))
+                    let statusLine = result.stdout.split(separator: "\r\n").first ?? ""
+                    #expect(statusLine.hasSuffix(" \(test.status)") || statusLine.contains(" \(test.status) "), "\(http) \(test.headers): \(result)")
+                    if let reason = test.reason {
+                        #expect(result.stdout.contains(#"{"reason":"\#(reason)"}"#), "\(http) \(test.headers): \(result)")
+                        #expect(result.stdout.lowercased().contains("herald-explanation: "), "\(result)")
+                    } else {
+                        #expect(result.stdout.lowercased().contains("location: "), "\(result)")
+                    }
+                    #expect(result.stdout.lowercased().contains("apns-id: "), "\(result)")
+                }
+            }
             device.killAndWait()
             _ = try await server.stop()
         }
