@@ -254,6 +254,8 @@ let package = Package(
             name: "HeraldBench",
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldDeviceLink", "HeraldProviderClient", "HeraldDelivery", "HeraldStore",
+                "HeraldWebPush", "HeraldServiceWorker",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

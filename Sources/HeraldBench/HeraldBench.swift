@@ -12,7 +12,10 @@ struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
         abstract: "Benchmark Herald's delivery: provider request to device receipt, rate sweep, idle memory; the engine alone.",
-        subcommands: [DeliveryCommand.self, IdleCommand.self, ReportCommand.self, BroadcastCommand.self, EngineCommand.self]
+        subcommands: [
+            DeliveryCommand.self, IdleCommand.self, ReportCommand.self, BroadcastCommand.self, EngineCommand.self,
+            WebPushCommand.self,
+        ]
     )
 }
 
