@@ -11,7 +11,7 @@ import Testing
 /// The kit's web apps against its server (docs/testing-kit.md, "Web push"): a site's push through
 /// `HeraldTestServer.sendWebPush` to the endpoint a `TestWebApp` subscribed at, and the expectations on what it shows.
 /// Declarative messages only here: nothing runs under Node (the service worker's are in `TestWebAppServiceWorkerTests`).
-@Suite("TestWebApp: declarative push shown and tapped, a foreign VAPID key refused, Topic while offline", .tier(.inProcess))
+@Suite("TestWebApp: declarative push shown and tapped, a foreign VAPID key refused, Topic while offline, wait and reset", .tier(.inProcess))
 struct TestWebAppTests {
     static let declarative = #"""
         {"web_push":8030,"notification":{"title":"Order shipped","body":"Arrives Tuesday","navigate":"https://shop.example/orders/42"},"app_badge":3}
@@ -133,6 +133,28 @@ struct TestWebAppTests {
             try await server.expectState(of: news, is: .delivered)
             #expect(web.reports(for: packed).isEmpty)
             #expect(await !web.notifications.map(\.title).contains("Order 42 packed"))
+        }
+    }
+
+    @Test("from any language: the inspection API's wait finds a web push by its subscription id; a reset keeps the web app subscribed")
+    func waitAndResetOverHTTP() async throws {
+        try await withHeraldServer(.cleartextOnly) { server in
+            let site = WebPushSite()
+            let web = try await server.addWebApp(origin: site.origin, applicationServerKey: site.applicationServerKey)
+            async let waited = ConsoleHTTP.get(server.inspectionURL, "notifications/wait?token=\(web.subscriptionID)&state=delivered&timeoutMs=20000")
+            let apnsID = try #require(try await server.sendWebPush(Self.declarative("Before the reset"), to: web, from: site).apnsID)
+            let answer = try await waited
+            #expect(answer.status == 200)
+            let listed = answer.object?["notifications"] as? [[String: Any]] ?? []
+            #expect(listed.compactMap { $0["apnsID"] as? String } == [apnsID])
+
+            let reset = try await ConsoleHTTP.post(server.inspectionURL, "reset", [:])
+            #expect(reset.status == 200)
+            #expect(try await server.state(of: apnsID) == nil)
+            // The device and its subscription stay: the same endpoint takes the next push.
+            let after = try await server.sendWebPush(Self.declarative("After the reset"), to: web, from: site)
+            #expect(after.status == 201, "\(after)")
+            try await web.expectNotification(titled: "After the reset")
         }
     }
 }
