@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Drives the web console's web app views in headless Chromium (selenium + Debian's chromium and chromium-driver).
 
-Run by the Swift test ConsoleWebAppBrowserTests against a real `herald serve` and a `herald device --web-app` (Safari
-on a Mac) whose web app already shows two declarative web pushes; see docs/console.md, "Web apps". Steps: load the console
-and see the device drawn as a Mac with the web app's notification (the origin as the app's name, its title and body)
-and the web app's row (origin, subscription state, badge); tap the notification and see it leave the screen and
-`action` in its trace after `decrypted` and `shown`; dismiss a second one (×) and see `dismissed` in its trace; post a web push without VAPID to the subscription's endpoint, see
-the refusal listed in Recent notifications as it happens, open it, and read its status, reason and explanation.
+Run by the Swift test ConsoleWebAppBrowserTests against a real `herald serve`, a `herald device --web-app` (Safari on
+a Mac) whose web app already shows two declarative web pushes, and an iPhone with an iOS app and a Home Screen web app
+showing one; see docs/console.md, "Web apps". Steps: load the console and see the device drawn as a Mac with the web
+app's notification (the origin as the app's name, its title and body) and the web app's row (origin, subscription
+state, badge); see the iPhone's Home Screen web app's notification on its lock screen and its icon in the dock; tap
+the Mac's notification and see it leave the screen and `action` in its trace after `decrypted` and `shown`; dismiss a
+second one (×) and see `dismissed` in its trace; post a web push without VAPID to the subscription's endpoint, see the
+refusal listed in Recent notifications as it happens, open it, and read its status, reason and explanation.
 
 It reuses console_browser.py's browser (the same flags, CSP recorder and screenshots). A PNG is saved after each
 step in --out. The last line on standard output is a JSON summary, as console_browser.py's.
@@ -32,6 +34,10 @@ def parse_arguments():
     parser.add_argument("--title", required=True, help="the title the web app shows for it")
     parser.add_argument("--dismiss-apns-id", required=True, help="the apns-id of another web push the web app shows, to dismiss")
     parser.add_argument("--endpoint", required=True, help="the subscription's endpoint, for a push without VAPID")
+    parser.add_argument("--phone", required=True, help="the device id of an iPhone with an iOS app and a Home Screen web app")
+    parser.add_argument("--phone-origin", required=True, help="the Home Screen web app's origin")
+    parser.add_argument("--phone-apns-id", required=True, help="the apns-id of the web push the Home Screen web app shows")
+    parser.add_argument("--phone-title", required=True, help="the title it shows for it")
     parser.add_argument("--out", required=True, help="the directory for the screenshots")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each step")
     return parser.parse_args()
@@ -48,6 +54,29 @@ def post_without_vapid(endpoint):
 
 
 class WebAppConsole(Console):
+    def home_screen(self):
+        """The iPhone: its Home Screen web app's notification on the lock screen, its icon in the dock, and the rows."""
+        arguments = self.arguments
+        phone = self.by_id(f"device-{arguments.phone}")
+        selector = f'[data-testid="web-notification-{arguments.phone_apns_id.lower()}"]'
+        note = self.wait(
+            f"web notification {arguments.phone_apns_id} on the iPhone",
+            lambda: (lambda found: found[0] if found and arguments.phone_title in found[0].text else None)(phone.find_elements(By.CSS_SELECTOR, selector)),
+        )
+        row = self.by_id(f"web-app-{arguments.phone_origin}", phone)
+        summary["homeScreen"] = {
+            "phone": bool(phone.find_elements(By.CSS_SELECTOR, ".phone")),
+            "mac": bool(phone.find_elements(By.CSS_SELECTOR, '[data-testid="mac"]')),
+            "title": self.by_id("web-title", note).text,
+            "app": note.find_element(By.CSS_SELECTOR, ".note-app").get_attribute("textContent"),
+            "source": note.find_element(By.CSS_SELECTOR, ".note-source").get_attribute("textContent"),
+            "dockWebIcons": len(phone.find_elements(By.CSS_SELECTOR, ".dock .icon.web")),
+            "iosAppRow": bool(phone.find_elements(By.CSS_SELECTOR, '[data-testid^="app-com."]')),
+            "rowFacts": row.find_elements(By.CSS_SELECTOR, ".app-meta")[0].get_attribute("textContent"),
+        }
+        self.step("home-screen-web-app")
+        self.screenshot("iphone", phone)
+
     def text(self, testid, root=None):
         """An element's text as written, whatever its style's text-transform (the state pills are upper case)."""
         return self.by_id(testid, root).get_attribute("textContent").strip()
@@ -87,6 +116,7 @@ class WebAppConsole(Console):
         summary["webAppBadge"] = badges[0].text if badges else None
         self.step("web-app-on-mac")
         self.screenshot("mac", self.device())
+        self.home_screen()
 
         # A tap: the device runs it (a declarative message opens its URL), the card leaves, the trace says `action`.
         self.by_id("web-tap", note).click()
