@@ -58,8 +58,8 @@ extension TestWebApp {
     public func expectRevoked(within timeout: Duration = .seconds(5)) async throws -> String {
         try await poll(within: timeout) {
             let counted = await self.silentPushes
-            return "\(self.named) was not revoked within \(timeout): \(counted) of the \(self.app.configuration.maximumSilentPushes)"
-                + " pushes that revoke it showed nothing"
+            return "\(self.named) was not revoked within \(timeout) (\(counted) pushes showed nothing; the device revokes at"
+                + " \(self.app.configuration.maximumSilentPushes))"
         } check: {
             if case .revoked(let reason) = await self.subscription { return reason }
             return nil

@@ -55,6 +55,10 @@ struct TestWebAppTests {
             #expect(try await server.trace(of: apnsID).map(\.kind).contains(.decrypted))
             #expect(await web.silentPushes == 0)
 
+            let shownAgain = await #expect(throws: HeraldExpectationFailure.self) { try await web.expectNoNotification(titled: "Order shipped") }
+            #expect(shownAgain?.description == "web app https://shop.example on 'Test Mac' shows \"Order shipped\", which was not expected")
+            try await web.expectNoNotification(during: .milliseconds(100))
+
             #expect(try await web.tap(shown.id) == ["https://shop.example/orders/42"])
             #expect(await web.notifications.isEmpty)
             try await server.expectTrace(of: apnsID, contains: .action)
@@ -66,6 +70,11 @@ struct TestWebAppTests {
             #expect(
                 failure?.description
                     == "web app https://shop.example on 'Test Mac' shows no notification titled \"Never sent\" within 0.1 seconds (it shows none)"
+            )
+            let notRevoked = await #expect(throws: HeraldExpectationFailure.self) { try await web.expectRevoked(within: .milliseconds(100)) }
+            #expect(
+                notRevoked?.description
+                    == "web app https://shop.example on 'Test Mac' was not revoked within 0.1 seconds (0 pushes showed nothing; the device revokes at \(WebApp.maximumSilentPushes))"
             )
             let tapFailure = await #expect(throws: HeraldExpectationFailure.self) { try await web.tap(shown.id) }
             #expect(tapFailure?.description.contains("no notification \"\(shown.id)\"") == true)
