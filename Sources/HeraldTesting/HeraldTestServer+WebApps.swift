@@ -7,13 +7,16 @@ extension HeraldTestServer {
     /// and returns once every app is registered and every web app subscribed: its ``TestDevice/webApps`` have their
     /// endpoints (docs/web-push.md, "The browser side").
     ///
+    /// - Parameter name: the device's name; by default "Test Mac" when every web app is Safari's, else "Test iPhone".
     /// - Throws: ``HeraldExpectationFailure`` for a web app whose origin or key cannot be used, or after `timeout`.
     public func addDevice(
-        named name: String = "Test Mac",
+        named name: String? = nil,
         apps bundleIDs: [String] = [],
         webApps: [WebApp.Configuration],
         timeout: Duration = .seconds(30)
     ) async throws -> TestDevice {
+        // Only a Mac's Safari and an iPhone's (or iPad's) Home Screen take web push: the name says which it is.
+        let name = name ?? (webApps.allSatisfy { $0.kind == .safari } ? "Test Mac" : "Test iPhone")
         let environment = server.configuration.gateway.environment
         let manifest = DeviceManifest(name: name, apps: bundleIDs.map { AppManifest(bundleID: $0, environment: environment) })
         return try await addDevice(manifest: manifest, code: InProcessCode(), clock: SystemNotificationClock(), webApps: webApps, timeout: timeout)
@@ -41,8 +44,7 @@ extension HeraldTestServer {
             kind: kind,
             serviceWorkerPath: serviceWorker
         )
-        // Only a Mac's Safari and an iPhone's Home Screen take web push: the device is the one the kind implies.
-        let device = try await addDevice(named: kind == .safari ? "Test Mac" : "Test iPhone", webApps: [configuration], timeout: timeout)
+        let device = try await addDevice(webApps: [configuration], timeout: timeout)
         return device.webApps[0]
     }
 }
