@@ -63,6 +63,22 @@ struct WebPushEndToEndTests {
         return (process, String(line))
     }
 
+    /// A workspace with `herald serve`, a device `mac` and a site, the device running the site's web app; `body` gets
+    /// them and the subscription's `toJSON()` line. The device and the server are stopped after it.
+    static func withWebApp(
+        _ body: (HeraldWorkspace, HeraldServeProcess, DeviceCredentials, Site, ExternalProcess, String) async throws -> Void
+    ) async throws {
+        try await HeraldWorkspace.with { workspace in
+            let server = try await HeraldServeProcess.start(in: workspace)
+            let mac = try await workspace.addDevice("mac")
+            let site = try Site(in: workspace.data)
+            let (device, subscription) = try await startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+            try await body(workspace, server, mac, site, device, subscription)
+            device.killAndWait()
+            _ = try await server.stop()
+        }
+    }
+
     /// The `apns-id` at the end of a `201`'s `Location`.
     static func apnsID(_ answer: PyWebPushAnswer) throws -> String {
         let location = try #require(answer.location)
@@ -71,11 +87,7 @@ struct WebPushEndToEndTests {
 
     @Test("a push from pywebpush is 201, durable, delivered, decrypted and shown by the web app's sw.js; the trace says so")
     func shownBySite() async throws {
-        try await HeraldWorkspace.with { workspace in
-            let server = try await HeraldServeProcess.start(in: workspace)
-            let mac = try await workspace.addDevice("mac")
-            let site = try Site(in: workspace.data)
-            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+        try await Self.withWebApp { workspace, server, mac, site, device, subscription in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(subscription.utf8)) as? [String: Any])
             let endpoint = try #require(object["endpoint"] as? String)
             #expect(endpoint.hasPrefix("http://127.0.0.1:") && endpoint.contains("/push/"), "\(subscription)")
@@ -98,18 +110,12 @@ struct WebPushEndToEndTests {
             let metrics = try await server.metrics()
             let accepted = metrics.split(separator: "\n").first { $0.hasPrefix("herald_web_push_requests_total{") && $0.contains(#"status="201""#) }
             #expect(accepted?.hasSuffix(" 1") == true, "\(metrics)")
-            device.killAndWait()
-            _ = try await server.stop()
         }
     }
 
     @Test("Safari's refusals through pywebpush: mailto at localhost and another key are 403 BadJwtToken, 4097 bytes 413; the refused trace explains")
     func refusals() async throws {
-        try await HeraldWorkspace.with { workspace in
-            let server = try await HeraldServeProcess.start(in: workspace)
-            let mac = try await workspace.addDevice("mac")
-            let site = try Site(in: workspace.data)
-            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+        try await Self.withWebApp { workspace, server, mac, site, device, subscription in
 
             let localhost = try await site.send(subscription, subject: "mailto:dev@localhost", data: ["--data", "{}"])
             #expect(localhost.status == 403, "\(localhost)")
@@ -139,18 +145,12 @@ struct WebPushEndToEndTests {
             let refused = TracedNotification(try #require(traceObject))
             #expect(refused.kinds == ["refused"], "\(refused)")
             #expect((refused.detail(of: "refused")?["explanation"] as? String)?.contains("no Authorization header") == true, "\(refused)")
-            device.killAndWait()
-            _ = try await server.stop()
         }
     }
 
     @Test("while the web app's device is offline: TTL 0 expires unshown; Topic replaces; the restarted device shows the newer")
     func offline() async throws {
-        try await HeraldWorkspace.with { workspace in
-            let server = try await HeraldServeProcess.start(in: workspace)
-            let mac = try await workspace.addDevice("mac")
-            let site = try Site(in: workspace.data)
-            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+        try await Self.withWebApp { workspace, server, mac, site, device, subscription in
             device.killAndWait()
             try await server.waitUntil(deviceID: mac.id, isOnline: false)
 
@@ -173,17 +173,12 @@ struct WebPushEndToEndTests {
             let firstAfter = try await server.notification(try Self.apnsID(first))
             #expect(firstAfter?.kinds.contains("shown") == false, "\(String(describing: firstAfter))")
             again.killAndWait()
-            _ = try await server.stop()
         }
     }
 
     @Test("header-level checks through curl, HTTP/1.1 and h2c: each malformed header answered with Apple's status and reason")
     func curlHeaders() async throws {
-        try await HeraldWorkspace.with { workspace in
-            let server = try await HeraldServeProcess.start(in: workspace)
-            let mac = try await workspace.addDevice("mac")
-            let site = try Site(in: workspace.data)
-            let (device, subscription) = try await Self.startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
+        try await Self.withWebApp { workspace, server, mac, site, device, subscription in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(subscription.utf8)) as? [String: Any])
             let endpoint = try #require(object["endpoint"] as? String)
             let keys = try #require(object["keys"] as? [String: String])
@@ -229,8 +224,6 @@ struct WebPushEndToEndTests {
                     #expect(result.stdout.lowercased().contains("apns-id: "), "\(result)")
                 }
             }
-            device.killAndWait()
-            _ = try await server.stop()
         }
     }
 
