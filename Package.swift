@@ -240,7 +240,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldAuth", "HeraldStore", "HeraldPostgres", "HeraldGateway", "HeraldProviderClient", "HeraldDelivery",
                 "HeraldWeb", "HeraldDeviceLink", "HeraldSimulator", "HeraldDeviceHost", "HeraldServer", "HeraldUserNotifications",
-                "HeraldWebPush",
+                "HeraldWebPush", "HeraldServiceWorker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

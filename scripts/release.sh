@@ -220,6 +220,8 @@ printf 'Source: herald\n\nPackage: herald\nArchitecture: any\n' >"$WORK/shlibdep
 shlib_depends=$(cd "$WORK/shlibdeps" && dpkg-shlibdeps -O "$deb/usr/bin/herald" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlib_depends" ] || { echo "release: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 installed_size=$(du -sk --exclude=DEBIAN "$deb" | cut -f1)
+# Suggests: nodejs runs a web app's service worker (`herald device --service-worker sw.js`, docs/web-push.md); nothing
+# else needs it.
 cat >"$deb/DEBIAN/control" <<EOF
 Package: herald
 Version: $VERSION
@@ -227,6 +229,7 @@ Architecture: $DEB_ARCH
 Maintainer: $MAINTAINER
 Installed-Size: $installed_size
 Depends: adduser, $shlib_depends
+Suggests: nodejs
 Section: net
 Priority: optional
 Homepage: https://github.com/herald-push/herald

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldDeviceHost
+import HeraldServiceWorker
 import HeraldWebPush
 
 /// `herald device --web-app ORIGIN --vapid-public-key KEY [--service-worker PATH] [--home-screen]`: a web app on the
@@ -38,8 +39,9 @@ struct WebAppOptions: ParsableArguments {
     /// Whether a web app is asked for.
     var isGiven: Bool { origin != nil }
 
-    /// Checks the options against each other and the device (`hasApps`: it has iOS apps, so it is an iPhone).
-    func validate(hasApps: Bool) throws {
+    /// Checks the options against each other and the device (`hasApps`: it has iOS apps, so it is an iPhone), and that
+    /// `environment` names a Node for a service worker.
+    func validate(hasApps: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let origin else {
             if vapidPublicKey != nil || serviceWorker != nil || homeScreen {
                 throw CLIFailure("--vapid-public-key, --service-worker and --home-screen go with --web-app ORIGIN")
@@ -54,7 +56,14 @@ struct WebAppOptions: ParsableArguments {
                 "this device has iOS apps, so it is an iPhone, where only a Home Screen web app gets web push: add --home-screen (or run the web app alone, as Safari on a Mac)"
             )
         }
-        if let serviceWorker { try SystemError.requireReadable(serviceWorker) }
+        if let serviceWorker {
+            try SystemError.requireReadable(serviceWorker)
+            // Without Node every push for the worker would show nothing and count against the subscription until Safari's
+            // rule revoked it: the site would be blamed for the machine. Refused at the start instead.
+            guard NodeExecutable.locate(environment: environment) != nil else {
+                throw CLIFailure("--service-worker needs Node to run \(serviceWorker): install nodejs (apt install nodejs) or set HERALD_NODE")
+            }
+        }
     }
 
     /// The web app, with the subscription kept in `keyring` when there is one for its origin and key (kept there

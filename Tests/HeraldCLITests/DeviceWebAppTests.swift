@@ -48,6 +48,21 @@ struct DeviceWebAppTests {
         }
     }
 
+    @Test("--service-worker without Node is refused at the start in one line, not blamed on the site push after push")
+    func serviceWorkerNeedsNode() throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("sw-\(UUID().uuidString).js")
+        try Data("self.addEventListener('push', () => {});\n".utf8).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let options = try WebAppOptions.parse([
+            "--web-app", "https://shop.example", "--vapid-public-key", Self.key, "--service-worker", script.path,
+        ])
+        #expect(
+            throws: CLIFailure("--service-worker needs Node to run \(script.path): install nodejs (apt install nodejs) or set HERALD_NODE")
+        ) { try options.validate(hasApps: false, environment: ["PATH": "/nonexistent"]) }
+        #expect(throws: CLIFailure.self) { try options.validate(hasApps: false, environment: ["HERALD_NODE": "/nonexistent/node"]) }
+        try options.validate(hasApps: false, environment: ["PATH": "/usr/bin:/bin"])
+    }
+
     @Test("--vapid-public-key is needed with --web-app, and the web app options go with --web-app")
     func optionPairs() throws {
         #expect(throws: CLIFailure.self) { try WebAppOptions.parse(["--web-app", "https://shop.example"]).validate(hasApps: false) }
