@@ -358,7 +358,10 @@ let package = Package(
             ]
         ),
         // The delivery benchmark's judgement of a run and its report lines.
-        .testTarget(name: "HeraldBenchTests", dependencies: ["HeraldBench"]),
+        .testTarget(
+            name: "HeraldBenchTests",
+            dependencies: ["HeraldBench", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(
             name: "HeraldSimulatorTests",
             dependencies: ["HeraldSimulator", "HeraldUserNotifications", "HeraldCore", "HeraldTestSupport"]
