@@ -227,6 +227,28 @@ struct WebPushEndToEndTests {
         }
     }
 
+    @Test("herald send --web-push to the subscription herald device --web-app printed: 201 and shown; a localhost sub 403, exit 1")
+    func heraldSend() async throws {
+        try await Self.withWebApp { workspace, server, _, site, _, subscription in
+            let file = workspace.data.appendingPathComponent("subscription-\(UUID().uuidString).json")
+            try subscription.write(to: file, atomically: true, encoding: .utf8)
+            let send = ["send", "--web-push", file.path, "--vapid-key", site.keyFile.path]
+            let message = ["--declarative", "--alert-title", "Order 42", "--alert-body", "Shipped", "--navigate", "https://shop.example/orders/42"]
+            let sent = try await workspace.cli(send + ["--subject", "mailto:ops@example.com", "--json"] + message)
+            #expect(sent.succeeded, "\(sent)")
+            let answer = try #require(sent.lines.first.flatMap(HeraldExecutableInteropTests.jsonObject), "\(sent)")
+            #expect(answer["status"] as? Int == 201, "\(sent)")
+            let location = try #require(answer["location"] as? String, "\(sent)")
+            let apnsID = String(try #require(location.split(separator: "/").last))
+            let shown = try await server.waitForNotification(apnsID, "shown") { $0.kinds.contains("shown") }
+            #expect("\(shown.detail(of: "shown") ?? [:])".contains("Order 42"), "\(shown)")
+
+            let refused = try await workspace.cli(send + ["--subject", "mailto:dev@localhost"] + message)
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.stdout.hasPrefix(#"403 BadJwtToken  VAPID sub "mailto:dev@localhost": a mailto at localhost is refused"#), "\(refused)")
+        }
+    }
+
     /// Examples/WebPush/server.py, as docs/web-push.md's worked example runs it, with `python` the interop venv's.
     static var exampleServer: String {
         URL(fileURLWithPath: exampleServiceWorker).deletingLastPathComponent().appendingPathComponent("server.py").path
