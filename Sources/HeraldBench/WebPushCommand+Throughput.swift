@@ -39,10 +39,10 @@ extension WebPushCommand {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { await fleet.receive(.acknowledge, problems: problems) }
             defer { tasks.cancelAll() }
-            func burst(_ kind: String, offset: Int, count: Int) async -> (BurstOutcome, Double?) {
+            func burst(_ kind: PushKind, offset: Int, count: Int) async -> (BurstOutcome, Double?) {
                 let cpuBefore = server.serverPID.flatMap(ProcessSample.read(pid:))?.cpuSeconds
                 let outcome: BurstOutcome
-                if kind == "web-push" {
+                if kind == .webPush {
                     outcome = await BurstLoad.run(count: count, concurrency: concurrency) { index in
                         try await webPushClients[index % webPushClients.count].send(webPushes[offset + index]).status
                     }
@@ -55,21 +55,24 @@ extension WebPushCommand {
                 return (outcome, WebPushThroughputRecord.microsecondsPerRequest(cpuBefore: cpuBefore, cpuAfter: cpuAfter, requests: outcome.sent))
             }
             if warmup > 0 {
-                let (webPush, _) = await burst("web-push", offset: 0, count: warmup)
-                let (apns, _) = await burst("apns", offset: 0, count: warmup)
+                let (webPush, _) = await burst(.webPush, offset: 0, count: warmup)
+                let (apns, _) = await burst(.apns, offset: 0, count: warmup)
                 say("warm-up: web push \(Self.rate(webPush)), APNs \(Self.rate(apns))")
                 guard webPush.isClean, apns.isClean else {
                     throw BenchFailure("the warm-up was refused: web push \(webPush.problems); APNs \(apns.problems)")
                 }
             }
             for round in 1...rounds {
-                let webPushFirst = round % 2 == 1
-                var results: [String: (BurstOutcome, Double?)] = [:]
-                for kind in webPushFirst ? ["web-push", "apns"] : ["apns", "web-push"] {
-                    results[kind] = await burst(kind, offset: warmup, count: pushes)
+                let webPushFirst = (first == .webPush) == (round % 2 == 1)
+                let webPush: (outcome: BurstOutcome, cpu: Double?)
+                let apns: (outcome: BurstOutcome, cpu: Double?)
+                if webPushFirst {
+                    webPush = await burst(.webPush, offset: warmup, count: pushes)
+                    apns = await burst(.apns, offset: warmup, count: pushes)
+                } else {
+                    apns = await burst(.apns, offset: warmup, count: pushes)
+                    webPush = await burst(.webPush, offset: warmup, count: pushes)
                 }
-                let (webPush, webPushCPU) = results["web-push"]!
-                let (apns, apnsCPU) = results["apns"]!
                 let record = WebPushThroughputRecord(
                     round: round,
                     webApps: apps.count,
@@ -77,12 +80,12 @@ extension WebPushCommand {
                     concurrency: concurrency,
                     connections: connections,
                     bodyBytes: bodyBytes,
-                    first: webPushFirst ? "web-push" : "apns",
-                    webPush: webPush,
-                    apns: apns,
-                    webPushServerMicroseconds: webPushCPU,
-                    apnsServerMicroseconds: apnsCPU,
-                    ratio: WebPushThroughputRecord.ratio(webPush.acceptedPerSecond, to: apns.acceptedPerSecond)
+                    first: (webPushFirst ? PushKind.webPush : .apns).rawValue,
+                    webPush: webPush.outcome,
+                    apns: apns.outcome,
+                    webPushServerMicroseconds: webPush.cpu,
+                    apnsServerMicroseconds: apns.cpu,
+                    ratio: WebPushThroughputRecord.ratio(webPush.outcome.acceptedPerSecond, to: apns.outcome.acceptedPerSecond)
                 )
                 say(Self.summary(record))
                 if !record.isClean { clean = false }

@@ -25,6 +25,12 @@ struct WebPushCommand: AsyncParsableCommand {
         case latency
     }
 
+    /// The two kinds of push the throughput phase compares.
+    enum PushKind: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case webPush = "web-push"
+        case apns
+    }
+
     @OptionGroup var server: ServerOptions
 
     @OptionGroup var provider: ProviderOptions
@@ -49,6 +55,9 @@ struct WebPushCommand: AsyncParsableCommand {
 
     @Option(help: "Throughput: unrecorded requests of each kind first.")
     var warmup = 2000
+
+    @Option(help: "Throughput: the kind the first round sends first (web-push or apns); later rounds alternate.")
+    var first: PushKind = .webPush
 
     @Option(help: "Latency: messages per second.")
     var rate = 100.0

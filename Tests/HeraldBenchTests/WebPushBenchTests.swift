@@ -140,6 +140,9 @@ struct WebPushBenchTests {
         #expect(command.serviceWorker == "Examples/WebPush/sw.js")
         let throughput = try WebPushCommand.parse(["--phase", "throughput", "--pushes", "500", "--concurrency", "16"] + key)
         #expect(throughput.phase == .throughput && throughput.pushes == 500 && throughput.concurrency == 16)
+        #expect(throughput.first == .webPush)
+        #expect(try WebPushCommand.parse(["--phase", "throughput", "--first", "apns"] + key).first == .apns)
+        #expect(throws: (any Error).self) { try WebPushCommand.parse(["--phase", "throughput", "--first", "both"] + key) }
         #expect(throws: (any Error).self) { try WebPushCommand.parse(key) }
         #expect(throws: (any Error).self) { try WebPushCommand.parse(["--phase", "both"] + key) }
         #expect(throws: (any Error).self) { try WebPushCommand.parse(["--phase", "latency", "--rate", "0"] + key) }

@@ -2,12 +2,12 @@ import NIOHPACK
 
 extension APNSProviderClient {
     /// Sends a request as given (``ProviderRawRequest``) on the shared connection and waits for the answer, with the
-    /// same deadline, retry and token handling as ``send(_:)-(APNSRequest)``.
+    /// same deadline, retry and token handling as `send(_: APNSRequest)`.
     ///
     /// - Returns: the answer, whatever its status.
     /// - Throws: ``APNSProviderClientError/invalidRequest`` for a method or path that cannot travel, or a field name or
     ///   value HTTP/2 forbids (RFC 9113 §8.2.1: names in lower case, no pseudo-header, no NUL, CR or LF);
-    ///   ``APNSProviderClientError`` when there is no answer, as for ``send(_:)-(APNSRequest)``.
+    ///   ``APNSProviderClientError`` when there is no answer, as for `send(_: APNSRequest)`.
     public func send(_ request: ProviderRawRequest) async throws -> ProviderRawResponse {
         let answer = try await exchange(payload: request.body) { authorization in try headers(for: request, authorization: authorization) }
         return ProviderRawResponse(answer)
