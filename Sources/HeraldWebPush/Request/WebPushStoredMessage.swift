@@ -1,4 +1,3 @@
-import Foundation
 import HeraldCore
 
 /// A web push message as the push service stores it and the device link carries it: the notification's payload
@@ -61,28 +60,26 @@ public struct WebPushStoredMessage: Hashable, Sendable {
     /// The message in a payload, or `nil` when the payload is not one ``payload`` makes.
     public init?(payload: some Collection<UInt8>) {
         guard payload.count <= Self.maximumPayloadLength,
-            let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
-            let message = object[Self.member] as? [String: Any],
-            let bodyText = message["body"] as? String,
+            let message = (try? JSONParser.parse(payload))?.dictionaryValue?[Self.member]?.dictionaryValue,
+            let bodyText = message["body"]?.stringValue,
             let body = Base64URL.decode(bodyText.utf8),
-            let urgencyText = message["urgency"] as? String,
-            let urgency = WebPushUrgency(rawValue: urgencyText),
-            let ttl = message["ttl"] as? NSNumber
+            let urgency = message["urgency"]?.stringValue.flatMap(WebPushUrgency.init(rawValue:)),
+            let ttl = message["ttl"]?.integerValue
         else { return nil }
         let encoding: WebPushRequest.ContentEncoding?
         switch message["encoding"] {
-        case let text as String:
+        case .string(let text)?:
             guard let known = WebPushRequest.ContentEncoding(rawValue: text) else { return nil }
             encoding = known
-        case is NSNull, nil: encoding = nil
+        case .null?, nil: encoding = nil
         default: return nil
         }
         self.init(
             encoding: encoding,
             body: body,
             urgency: urgency,
-            ttl: WebPushTTL(seconds: ttl.int64Value),
-            subject: message["subject"] as? String
+            ttl: WebPushTTL(seconds: Int64(ttl)),
+            subject: message["subject"]?.stringValue
         )
     }
 }
