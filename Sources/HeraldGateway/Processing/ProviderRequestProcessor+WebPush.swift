@@ -57,7 +57,7 @@ extension ProviderRequestProcessor {
         // A body past the connection's buffer was not kept: it is longer than any the push service takes.
         let bodyLength = bodyTooLarge ? max(body.count, webPushPolicy.maximumBodyLength + 1) : body.count
         let request = WebPushRequest(headers: headers, bodyLength: bodyLength, origin: origin)
-        switch request.evaluate(subscription: subscription, policy: webPushPolicy, nowSeconds: now / 1000) {
+        switch request.evaluate(subscription: subscription, policy: webPushPolicy, nowSeconds: now / 1000, credentialCache: vapidCredentials) {
         case .failure(let refusal):
             var explanation = refusal.explanation
             // Who sent it, unless the explanation is about the `sub` itself and names it already.

@@ -46,6 +46,8 @@ final class ProviderRequestProcessor: Sendable {
     private let policy: ValidationPolicy
     /// The push service's choices (docs/web-push.md).
     let webPushPolicy: WebPushPolicy
+    /// VAPID credentials verified before: a sender that reuses its JWT is not verified again on every push.
+    let vapidCredentials = VAPIDCredentialCache()
     private let rules: ProviderRequestRules
     private let rateLimiter: TokenRateLimiter?
     private let generatedIDFormat: GeneratedIDFormat

@@ -11,15 +11,26 @@ extension WebPushRequest {
     ///   - subscription: the subscription the endpoint names, `nil` when it names none.
     ///   - policy: the push service's choices.
     ///   - nowSeconds: the time, in seconds since the UNIX epoch, for VAPID's `exp`.
-    public func evaluate(subscription: Subscription?, policy: WebPushPolicy, nowSeconds: Int64) -> Result<Accepted, WebPushRefusal> {
+    ///   - credentialCache: VAPID credentials verified before (``VAPIDCredentialCache``); `nil` verifies them every time.
+    public func evaluate(
+        subscription: Subscription?,
+        policy: WebPushPolicy,
+        nowSeconds: Int64,
+        credentialCache: VAPIDCredentialCache? = nil
+    ) -> Result<Accepted, WebPushRefusal> {
         do {
-            return .success(try check(subscription: subscription, policy: policy, now: nowSeconds))
+            return .success(try check(subscription: subscription, policy: policy, now: nowSeconds, credentialCache: credentialCache))
         } catch {
             return .failure(error)
         }
     }
 
-    private func check(subscription: Subscription?, policy: WebPushPolicy, now: Int64) throws(WebPushRefusal) -> Accepted {
+    private func check(
+        subscription: Subscription?,
+        policy: WebPushPolicy,
+        now: Int64,
+        credentialCache: VAPIDCredentialCache?
+    ) throws(WebPushRefusal) -> Accepted {
         var values: [String: String] = [:]
         for (name, value) in headers {
             let name = name.lowercased()
@@ -36,7 +47,7 @@ extension WebPushRequest {
             throw WebPushRefusal(rule: .expiredSubscription, explanation: "the subscription has expired")
         }
 
-        let vapid = try VAPIDVerifier(policy: policy).verify(
+        let vapid = try VAPIDVerifier(policy: policy, cache: credentialCache).verify(
             authorization: values["authorization"],
             cryptoKey: values["crypto-key"],
             subscriptionKey: subscription.applicationServerKey,

@@ -8,10 +8,13 @@
 public struct VAPIDVerifier: Sendable {
     /// The policy: the draft form's acceptance, the clock leeway, how far ahead `exp` may be.
     public var policy: WebPushPolicy
+    /// Credentials verified before, checked again only for `exp` (``VAPIDCredentialCache``); `nil` verifies every time.
+    public var cache: VAPIDCredentialCache?
 
-    /// A verifier with `policy`.
-    public init(policy: WebPushPolicy = WebPushPolicy()) {
+    /// A verifier with `policy`, and `cache` for credentials a sender reuses.
+    public init(policy: WebPushPolicy = WebPushPolicy(), cache: VAPIDCredentialCache? = nil) {
         self.policy = policy
+        self.cache = cache
     }
 
     /// Verifies a request's VAPID credentials.
@@ -30,10 +33,22 @@ public struct VAPIDVerifier: Sendable {
         origin: String,
         nowSeconds: Int64
     ) -> Result<VAPIDIdentity, WebPushRefusal> {
+        let cacheKey = cache == nil ? nil : VAPIDCredentialCache.key(authorization: authorization, cryptoKey: cryptoKey)
+        if let cache, let cacheKey, let identity = cache.identity(for: cacheKey, origin: origin, subscriptionKey: subscriptionKey),
+            expirationProblem(identity.expiration, subject: identity.subject, now: nowSeconds) == nil
+        {
+            return .success(identity)
+        }
         do {
-            return .success(
-                try check(authorization: authorization, cryptoKey: cryptoKey, subscriptionKey: subscriptionKey, origin: origin, now: nowSeconds)
+            let identity = try check(
+                authorization: authorization,
+                cryptoKey: cryptoKey,
+                subscriptionKey: subscriptionKey,
+                origin: origin,
+                now: nowSeconds
             )
+            if let cache, let cacheKey { cache.keep(identity, for: cacheKey, origin: origin, subscriptionKey: subscriptionKey) }
+            return .success(identity)
         } catch {
             return .failure(error)
         }
@@ -80,24 +95,30 @@ public struct VAPIDVerifier: Sendable {
                 subject: subject
             )
         }
+        if let problem = expirationProblem(expiration, subject: subject, now: now) { throw problem }
+        if let refusal = VAPIDSubject.check(subject) { throw refusal }
+        return VAPIDIdentity(scheme: credentials.scheme, key: credentials.key, subject: subject, audience: audience, expiration: expiration)
+    }
+
+    /// `exp` against the time: not past, at most 24 hours ahead (with the policy's leeway either way).
+    private func expirationProblem(_ expiration: Double, subject: String, now: Int64) -> WebPushRefusal? {
         let ahead = expiration - Double(now)
         if ahead <= -Double(policy.clockLeewaySeconds) {
-            throw WebPushRefusal(
+            return WebPushRefusal(
                 rule: .vapidExpired,
                 explanation: "VAPID exp \(Self.format(expiration)) is \(Self.format(-ahead)) s in the past",
                 subject: subject
             )
         }
         if ahead > Double(policy.maximumExpirationAheadSeconds + policy.clockLeewaySeconds) {
-            throw WebPushRefusal(
+            return WebPushRefusal(
                 rule: .vapidExpirationTooFar,
                 explanation: "VAPID exp \(Self.format(expiration)) is \(Self.format(ahead)) s ahead, more than 24 hours "
                     + "(\(policy.maximumExpirationAheadSeconds) s)",
                 subject: subject
             )
         }
-        if let refusal = VAPIDSubject.check(subject) { throw refusal }
-        return VAPIDIdentity(scheme: credentials.scheme, key: credentials.key, subject: subject, audience: audience, expiration: expiration)
+        return nil
     }
 
     private func missingClaim(_ name: String, subject: String?) -> WebPushRefusal {
