@@ -53,14 +53,14 @@ struct WebAppServerTests {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await linked.run() }
                 defer { tasks.cancelAll() }
-                let endpoint = try await eventually("the web app is subscribed") { await app.endpoint }
+                let endpoint = try await eventually("the web app is subscribed", within: .seconds(120)) { await app.endpoint }
                 #expect(endpoint == "\(server.cleartextURL)/push/\(app.subscriptionID.hex)")
 
                 let declarative = try await Self.push(WebAppTests.declarative, to: endpoint, app: app, site: site)
                 #expect(declarative.status == 201)
                 let apnsID = try #require(declarative.apnsID)
-                try await eventually("the declarative notification is shown") { await !app.notifications.isEmpty }
-                try await eventually("its trace has decrypted and shown") {
+                try await eventually("the declarative notification is shown", within: .seconds(120)) { await !app.notifications.isEmpty }
+                try await eventually("its trace has decrypted and shown", within: .seconds(120)) {
                     let kinds = try await server.trace(of: apnsID).map(\.kind.rawValue)
                     return kinds.contains("decrypted") && kinds.contains("shown")
                 }
@@ -69,12 +69,12 @@ struct WebAppServerTests {
                 for _ in 1...WebApp.maximumSilentPushes {
                     #expect(try await Self.push(#"{"title":"x"}"#, to: endpoint, app: app, site: site).status == 201)
                 }
-                try await eventually("the subscription is revoked") {
+                try await eventually("the subscription is revoked", within: .seconds(120)) {
                     if case .revoked = await app.subscription { return true }
                     return false
                 }
                 // The device told the push service: the endpoint is gone.
-                try await eventually("the endpoint answers 410") {
+                try await eventually("the endpoint answers 410", within: .seconds(120)) {
                     try await Self.push(#"{"title":"x"}"#, to: endpoint, app: app, site: site).status == 410
                 }
             }

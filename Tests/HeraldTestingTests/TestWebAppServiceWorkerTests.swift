@@ -71,7 +71,7 @@ struct TestWebAppServiceWorkerTests {
             #expect(await web.silentPushes == WebApp.maximumSilentPushes)
 
             // The device told the push service: a site's next push learns the subscription is gone.
-            let gone = try await eventually("the endpoint answers 410") {
+            let gone = try await eventually("the endpoint answers 410", within: .seconds(120)) {
                 let answer = try await server.sendWebPush(#"{"title":"Anyone?"}"#, to: web, from: site)
                 return answer.status == 410 ? answer : nil
             }
