@@ -38,6 +38,41 @@ final class HandOffClusterStore: ClusterStore {
     func discardUnrouted(token: DeviceToken, atMilliseconds: Int64) async throws -> Int { 0 }
 }
 
+/// A cluster node's shared store where rows waited for an offline token, and the periodic sweep reads them between the
+/// route write and the claim's answer: the claim answers only once a sweep has returned the rows (the order a loaded
+/// machine gave in a cluster end-to-end test).
+final class SlowClaimClusterStore: ClusterStore {
+    let nodeID = "node-b"
+    private let waiting: [StoredNotification]
+    private let state = Mutex<(routed: Bool, sweptAfterRoute: Bool)>((false, false))
+
+    init(waiting: [StoredNotification]) { self.waiting = waiting }
+
+    func claimRoutes(_ tokens: [DeviceToken]) async throws -> [StoredNotification] {
+        state.withLock { $0.routed = true }
+        // The route is written; the answer comes once a sweep has seen it (or after 10 s).
+        for _ in 0..<1000 where !state.withLock({ $0.sweptAfterRoute }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return waiting
+    }
+    func releaseRoutes(_ tokens: [DeviceToken]) async throws {}
+    func storedForRoutedTokens() async throws -> [StoredNotification] {
+        state.withLock { state in
+            guard state.routed else { return [] }
+            state.sweptAfterRoute = true
+            return waiting
+        }
+    }
+    func storedNotifications(sequences: [Int64]) async throws -> [StoredNotification] { [] }
+    func heartbeat() async throws {}
+    func expireUnrouted(nowMilliseconds: Int64, defaultStorageMilliseconds: Int64, limit: Int) async throws -> Int { 0 }
+    func deviceNodes(deviceID: String?) async throws -> [String: [String]] { [:] }
+    func leave() async throws {}
+    func handOffs() -> AsyncStream<[Int64]> { AsyncStream { $0.finish() } }
+    func discardUnrouted(token: DeviceToken, atMilliseconds: Int64) async throws -> Int { 0 }
+}
+
 @Suite("Delivery engine on a cluster node (a test double of the shared store)", .tier(.unit))
 struct DeliveryEngineClusterTests {
     @Test("The gateway's word about a row the node already took from the store and finished is not a second send")
@@ -69,6 +104,37 @@ struct DeliveryEngineClusterTests {
             engine.accepted(notification, sequence: 8)
             await engine.waitUntilIdle()
             #expect(session.deliveries.count == 2)
+        }
+    }
+
+    @Test("A sweep that reads what waited before the connection's claim answers does not send it as arrivals: the offline rules apply")
+    func sweepDuringClaim() async throws {
+        let store = InMemoryDeliveryStore()
+        let token = DeviceToken.random()
+        let older = AcceptedNotification.fixture(token: token, alert: "older")
+        let middle = AcceptedNotification.fixture(token: token, alert: "middle")
+        let newest = AcceptedNotification.fixture(token: token, alert: "newest")
+        let cluster = SlowClaimClusterStore(waiting: [
+            StoredNotification(sequence: 1, notification: older, state: .stored),
+            StoredNotification(sequence: 2, notification: middle, state: .stored),
+            StoredNotification(sequence: 3, notification: newest, state: .stored),
+        ])
+        var configuration = DeliveryEngine.Configuration.forTests
+        configuration.sweepInterval = .milliseconds(5)
+        try await withRunningEngine(store: store, configuration: configuration, cluster: cluster) { engine in
+            let session = RecordingSession(deviceID: "phone")
+            engine.sessionOpened(session, tokens: [token])
+            try await withDeadline("the newest sent", within: .seconds(60)) { await session.waitForDeliveries(count: 1) }
+            // Further sweeps return the same rows (the double never learns their new states): none is sent.
+            try await Task.sleep(for: .milliseconds(100))
+            await engine.waitUntilIdle()
+            #expect(session.deliveries.map(\.notification.id) == [newest.id])
+            let changes = await store.changes
+            for replaced in [older, middle] {
+                let change = try #require(changes.of(replaced.id).first, "\(changes)")
+                #expect(change.newState == .replaced)
+                #expect(change.detailJSON?.contains(#""reason":"offline-storage-limit""#) == true, "\(change)")
+            }
         }
     }
 }

@@ -75,7 +75,7 @@ extension DeliveryEngine {
                 switch operation {
                 case .claim(let tokens, let atConnection):
                     let rows = try await cluster.claimRoutes(tokens)
-                    enqueue(.adopted(rows, source: atConnection ? .connection : .sweep))
+                    enqueue(.claimed(tokens, rows: rows, atConnection: atConnection))
                 case .release(let tokens):
                     try await cluster.releaseRoutes(tokens)
                 case .discardUnrouted(let token, let at):

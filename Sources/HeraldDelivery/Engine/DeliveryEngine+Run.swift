@@ -84,11 +84,11 @@ extension DeliveryEngine {
             publishSessions(of: session.deviceID, core.machine)
             if cluster != nil {
                 let held = tokens.filter { core.machine.owner(of: $0) == session.id }
-                if !held.isEmpty { clusterOpsInput.yield(.claim(held, atConnection: true)) }
+                if !held.isEmpty { claim(held, &core) }
             }
         case .tokenRegistered(let token, let session):
             actions = core.machine.tokenRegistered(token, session: session, now: now)
-            if cluster != nil, core.machine.owner(of: token) == session { clusterOpsInput.yield(.claim([token], atConnection: true)) }
+            if cluster != nil, core.machine.owner(of: token) == session { claim([token], &core) }
         case .tokenUnregistered(let token, let at):
             actions = core.machine.tokenUnregistered(token, now: now)
             if cluster != nil {
@@ -105,13 +105,18 @@ extension DeliveryEngine {
                 if !released.isEmpty { clusterOpsInput.yield(.release(released)) }
             }
         case .adopted(let rows, let source):
-            let finished = core.finished
-            let fresh = core.machine.adoptable(rows.filter { !finished.contains($0.sequence) })
-            metrics.countAdopted(fresh.count, from: source)
-            actions = core.machine.adopt(adoptable: fresh, atConnection: source == .connection, now: now)
+            // Rows of a token whose claim is on its way wait for it (the next sweep finds any the claim's read missed).
+            let pending = core.pendingClaims
+            actions = adopt(pending.isEmpty ? rows : rows.filter { pending[$0.notification.token] == nil }, from: source, &core, now: now)
+        case .claimed(let tokens, let rows, let atConnection):
+            settleClaims(tokens, &core)
+            actions = adopt(rows, from: atConnection ? .connection : .sweep, &core, now: now)
         case .retryRoutes(let tokens, let claim):
+            if claim { settleClaims(tokens, &core) }
             let still = tokens.filter { core.machine.isOnline($0) == claim }
-            if !still.isEmpty { clusterOpsInput.yield(claim ? .claim(still, atConnection: true) : .release(still)) }
+            if !still.isEmpty {
+                if claim { self.claim(still, &core) } else { clusterOpsInput.yield(.release(still)) }
+            }
             return
         case .acknowledged(let id, let session):
             actions = core.machine.acknowledged(id, session: session, now: now)
@@ -141,6 +146,28 @@ extension DeliveryEngine {
             return
         }
         perform(actions, &core, now: now)
+    }
+
+    /// Asks the route writer to claim these tokens (a session here holds them) and counts the claims on their way.
+    private func claim(_ tokens: [DeviceToken], _ core: inout Core) {
+        for token in tokens { core.pendingClaims[token, default: 0] += 1 }
+        clusterOpsInput.yield(.claim(tokens, atConnection: true))
+    }
+
+    /// A claim of these tokens came back (answered, or failed and about to be decided again).
+    private func settleClaims(_ tokens: [DeviceToken], _ core: inout Core) {
+        for token in tokens {
+            guard let count = core.pendingClaims[token] else { continue }
+            core.pendingClaims[token] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    /// The machine's actions for rows read from the shared store, less those finished here already.
+    private func adopt(_ rows: [StoredNotification], from source: AdoptionSource, _ core: inout Core, now: Int64) -> [DeliveryStateMachine.Action] {
+        let finished = core.finished
+        let fresh = core.machine.adoptable(rows.filter { !finished.contains($0.sequence) })
+        metrics.countAdopted(fresh.count, from: source)
+        return core.machine.adopt(adoptable: fresh, atConnection: source == .connection, now: now)
     }
 
     /// Hands the `sent` changes that `release` takes from the held ones to the journal.

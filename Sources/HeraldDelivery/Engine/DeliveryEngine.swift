@@ -74,6 +74,8 @@ public final class DeliveryEngine: Service, Sendable {
         case barrier(UInt64, waitForJournal: Bool)
         /// A cluster node read these rows from the shared store (docs/cluster.md).
         case adopted([StoredNotification], source: AdoptionSource)
+        /// A cluster node wrote the routes of these tokens and read what waited for them (docs/cluster.md).
+        case claimed([DeviceToken], rows: [StoredNotification], atConnection: Bool)
         /// A cluster node's route write failed: write the routes again of those tokens still held (`claim`) or no
         /// longer held (`release`) here.
         case retryRoutes([DeviceToken], claim: Bool)
@@ -86,6 +88,11 @@ public final class DeliveryEngine: Service, Sendable {
         var finished = RecentlyFinished()
         /// `sent` changes waiting for their notification's next change.
         var heldSents: HeldSentChanges
+        /// A cluster node's tokens whose claim (route write, then the read of what waited) has not come back: rows a
+        /// sweep or hand-off brings for them wait for it, so what waited while the device was offline goes through the
+        /// offline rules at once, never as arrivals (a sweep that ran between the route write and the claim's answer
+        /// sent an older notification the offline storage limit replaces).
+        var pendingClaims: [DeviceToken: Int] = [:]
     }
 
     let configuration: Configuration
