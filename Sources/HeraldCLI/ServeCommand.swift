@@ -229,6 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.store.synchronous = synchronous == "normal" ? .normal : .full
         configuration.web = linkPort >= 0 ? makeWebConfiguration(apiToken: apiToken) : nil
         if let origin = try webPush.endpointOrigin() { configuration.web?.webPush.origin = origin }
+        configuration.web?.webPush.unsubscribeOnPermissionRemoval = configuration.gateway.webPush.removedPermission == .unregistered
         // The retention service also keeps the disk budget, so it is there even when retention by age is off.
         configuration.retention = .init(retention: retentionHours > 0 ? .seconds(Int64(retentionHours) * 3600) : nil)
         configuration.shutdownTimeout = .seconds(Int64(shutdownTimeout))

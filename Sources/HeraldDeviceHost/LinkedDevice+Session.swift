@@ -252,6 +252,12 @@ extension LinkedDevice {
         case .dismiss:
             if let app = webApp(origin: bundleID) { return [try await app.dismiss(try identifier())] }
             return try await device.dismiss(try identifier(), in: bundleID)
+        case .removePermission:
+            guard let app = webApp(origin: bundleID) else {
+                throw InteractionRequestError("removePermission is for a web app, named by its origin; the device has none at \(bundleID)")
+            }
+            try await removePermission(of: app)
+            return []
         case .expand: return try await device.expand(try identifier(), in: bundleID)
         case .collapse:
             try await device.collapse(in: bundleID)

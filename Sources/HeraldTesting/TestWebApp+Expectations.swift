@@ -106,4 +106,16 @@ extension TestWebApp {
         }
         return report.detail["opened"]?.arrayValue?.compactMap(\.stringValue) ?? []
     }
+
+    /// The user removes the web app's permission for notifications (Safari's Settings → Websites → Notifications): what
+    /// arrives from then on is dropped with a `not-shown` report, and the push service goes on answering `201`, as
+    /// Apple's is reported to — unless the server answers `410` for it (`--web-push-removed-permission unregistered`),
+    /// when the device also unsubscribes (docs/web-push.md).
+    public func removePermission() async throws {
+        do {
+            try await linked.removePermission(of: app)
+        } catch {
+            throw HeraldExpectationFailure("\(named): telling the push service of the removed permission failed: \(error)")
+        }
+    }
 }

@@ -97,6 +97,39 @@ struct WebAppTests {
         #expect(after.reports[0].detail["reason"]?.stringValue?.hasPrefix("the subscription was revoked") == true)
     }
 
+    @Test("after the user removes the permission, what arrives is not-shown and uncounted; the push service is told only when it asked")
+    func removedPermission() async throws {
+        let site = try WebAppFixture()
+        let app = try site.webApp()
+        await app.subscribed(endpoint: "https://127.0.0.1:2197/push/\(app.subscriptionID.hex)")
+        #expect(await app.removePermission() == false, "the push service did not ask to hear of it")
+        #expect(await app.removePermission() == false, "a second removal is nothing")
+        #expect(await app.screen().dictionaryValue?["permission"] == "removed")
+        for _ in 0...WebApp.maximumSilentPushes {
+            let delivery = await app.receive(try site.message(Self.declarative, to: app))
+            #expect(delivery.reports.map(\.event) == [.notShown])
+            #expect(delivery.reports[0].detail["reason"]?.stringValue?.hasPrefix("the user removed the web app's permission") == true)
+            #expect(!delivery.revoked)
+        }
+        #expect(await app.silentPushes == 0)
+        #expect(await app.notifications.isEmpty)
+        guard case .subscribed = await app.subscription else {
+            Issue.record("the subscription is \(await app.subscription)")
+            return
+        }
+
+        // A push service that answers 410 for it asked to be told: the subscription is revoked, and the device unsubscribes.
+        let told = try site.webApp()
+        #expect(await told.screen().dictionaryValue?["permission"] == "granted")
+        await told.subscribed(endpoint: "https://127.0.0.1:2197/push/\(told.subscriptionID.hex)", unsubscribeOnPermissionRemoval: true)
+        #expect(await told.removePermission() == true)
+        guard case .revoked(let reason) = await told.subscription else {
+            Issue.record("the subscription is \(await told.subscription)")
+            return
+        }
+        #expect(reason.contains("removed the web app's permission"))
+    }
+
     @Test("a mutable declarative message whose worker shows nothing falls back to the declarative notification, uncounted")
     func mutableFallsBack() async throws {
         let site = try WebAppFixture()

@@ -41,6 +41,29 @@ struct DeviceLinkWebPushFrameTests {
             #expect(try DeviceLinkServerMessage(frame: answer.frame()) == answer)
         }
         #expect(String(decoding: retired.frame(), as: UTF8.self) == unsubscribed)
+
+        // A push service that answers 410 once the user removed the permission asks the device to tell it; the member is
+        // written only then, and its absence is false.
+        var telling = DeviceLinkWebPushSubscription(id: "w1", token: Self.token, endpoint: endpoint, isNew: true)
+        #expect(!telling.unsubscribeOnPermissionRemoval)
+        #expect(!String(decoding: reply.frame(), as: UTF8.self).contains("unsubscribeOnPermissionRemoval"))
+        telling.unsubscribeOnPermissionRemoval = true
+        let asks = DeviceLinkServerMessage.webPushSubscribed(telling)
+        #expect(String(decoding: asks.frame(), as: UTF8.self).contains(#""unsubscribeOnPermissionRemoval":true"#))
+        #expect(try DeviceLinkServerMessage(frame: asks.frame()) == asks)
+        let notBool = subscribed.replacingOccurrences(of: "}", with: #","unsubscribeOnPermissionRemoval":"yes"}"#)
+        #expect(throws: DeviceLinkError.self) { try DeviceLinkServerMessage(frame: Array(notBool.utf8)) }
+    }
+
+    @Test("removePermission is an interaction devices know, for a web app named by its origin")
+    func removePermissionKind() throws {
+        #expect(DeviceLinkInteraction.Kind.removePermission.isKnown)
+        let frame = #"{"type":"interact","id":"console-1","bundleID":"https://shop.example","kind":"removePermission"}"#
+        guard case .interact(let interaction) = try DeviceLinkServerMessage(frame: Array(frame.utf8)) else {
+            Issue.record("not an interact: \(frame)")
+            return
+        }
+        #expect(interaction.kind == .removePermission && interaction.bundleID == "https://shop.example")
     }
 
     @Test("an origin is lowercased and loses its scheme's default port; a host name, an IPv4 or a bracketed IPv6 address and a port are kept")

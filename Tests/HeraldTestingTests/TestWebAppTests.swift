@@ -81,6 +81,27 @@ struct TestWebAppTests {
         }
     }
 
+    @Test("removePermission: the next push is 201 as Apple answers, dropped with a not-shown report that says why, uncounted")
+    func removedPermission() async throws {
+        try await withHeraldServer { server in
+            let site = WebPushSite(origin: "https://shop.example")
+            let web = try await server.addWebApp(origin: site.origin, applicationServerKey: site.applicationServerKey)
+            try await web.removePermission()
+            let sent = try await server.sendWebPush(Self.declarative("After"), to: web, from: site)
+            #expect(sent.status == 201, "\(sent)")
+            let apnsID = try #require(sent.apnsID)
+            let dropped = try await web.expectReport(.notShown, for: apnsID, within: .seconds(120))
+            #expect(dropped.detail["reason"]?.stringValue?.contains("removed the web app's permission") == true, "\(dropped)")
+            try await server.expectTrace(of: apnsID, contains: .notShown, within: .seconds(120))
+            try await web.expectNoNotification(titled: "After")
+            #expect(await web.silentPushes == 0)
+            guard case .subscribed = await web.subscription else {
+                Issue.record("the push service was told: \(await web.subscription)")
+                return
+            }
+        }
+    }
+
     @Test("a push signed with another VAPID key than the subscription's: 403 BadJwtToken with Herald's explanation, nothing shown")
     func anotherKeyRefused() async throws {
         try await withHeraldServer(.cleartextOnly) { server in

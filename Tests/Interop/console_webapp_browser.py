@@ -8,7 +8,8 @@ app's notification (the origin as the app's name, its title and body) and the we
 state, badge); see the iPhone's Home Screen web app's notification on its lock screen and its icon in the dock; tap
 the Mac's notification and see it leave the screen and `action` in its trace after `decrypted` and `shown`; dismiss a
 second one (×) and see `dismissed` in its trace; post a web push without VAPID to the subscription's endpoint, see the
-refusal listed in Recent notifications as it happens, open it, and read its status, reason and explanation.
+refusal listed in Recent notifications as it happens, open it, and read its status, reason and explanation; press
+the web app's Remove permission and see its row say so.
 
 It reuses console_browser.py's browser (the same flags, CSP recorder and screenshots). A PNG is saved after each
 step in --out. The last line on standard output is a JSON summary, as console_browser.py's.
@@ -163,6 +164,16 @@ class WebAppConsole(Console):
         summary["refusalExplanation"] = self.by_id("refusal-explanation", trace).text
         self.step("refused-trace")
         self.screenshot("refused-trace-panel", trace)
+
+        # Remove permission: the device's `removePermission`; the web app's row then says so instead of the button.
+        row = self.by_id(f"web-app-{arguments.origin}", self.device())
+        self.by_id("web-app-remove-permission", row).click()
+        summary["permission"] = self.wait(
+            "the row to say the permission was removed",
+            lambda: (lambda nodes: nodes[0].text if nodes else None)(
+                self.by_id(f"web-app-{arguments.origin}", self.device()).find_elements(By.CSS_SELECTOR, '[data-testid="web-app-permission"]')),
+        )
+        self.step("permission-removed")
 
         errors = [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
         summary["browserErrors"] = errors

@@ -429,7 +429,7 @@ function drawDevice(device, record, online) {
       el('div', { class: 'app-meta', text: `${app.bundleID} · ${app.authorization || ''} · ${app.environment || ''}` }),
       silentLine(device, app)),
     stateSelect(device.id, app)));
-  appRows.push(...webApps.map(drawWebAppRow));
+  appRows.push(...webApps.map((webApp) => drawWebAppRow(device.id, webApp)));
   const panel = appRows.length ? el('div', { class: 'apps' }, appRows)
     : el('div', { class: 'apps' }, el('div', { class: 'app-meta app-missing', text: record.missing || 'No apps.' }));
   return [head, frame, panel];
@@ -493,7 +493,7 @@ function drawWebNote(deviceID, webApp, note) {
 
 // Under the frame: the web app's origin, kind, subscription state (the endpoint, or why it was revoked) and the
 // pushes that showed nothing, which Safari counts against it.
-function drawWebAppRow(webApp) {
+function drawWebAppRow(deviceID, webApp) {
   const kind = webApp.kind === 'safari' ? 'Safari' : 'Home Screen web app';
   const facts = [kind, webApp.subscription ? 'subscription ' + shortToken(webApp.subscription) : null,
     webApp.silentPushes ? `${webApp.silentPushes} silent push${webApp.silentPushes === 1 ? '' : 'es'}` : null].filter(Boolean).join(' · ');
@@ -503,7 +503,13 @@ function drawWebAppRow(webApp) {
     el('div', { class: 'app-text' }, el('div', { class: 'app-name', text: webApp.origin }),
       el('div', { class: 'app-meta', text: facts, title: webApp.subscription || '' }),
       el('div', { class: 'app-meta' + (webApp.state === 'revoked' ? ' revoked' : ''), testid: 'web-app-endpoint', title: detail, text: detail })),
-    el('span', { class: 'web-state ' + (webApp.state || ''), testid: 'web-app-state', text: webApp.state || '' }));
+    el('div', { class: 'web-side' },
+      el('span', { class: 'web-state ' + (webApp.state || ''), testid: 'web-app-state', text: webApp.state || '' }),
+      // Safari's Settings → Websites → Notifications: what arrives next is dropped (docs/web-push.md).
+      webApp.permission === 'removed'
+        ? el('span', { class: 'web-permission removed', testid: 'web-app-permission', text: 'permission removed' })
+        : el('button', { class: 'web-permission', testid: 'web-app-remove-permission', title: 'The user removes the site\'s permission for notifications',
+          onclick: (e) => interact(deviceID, { bundleID: webApp.origin, kind: 'removePermission' }, e.currentTarget) }, 'Remove permission')));
 }
 
 // ---- Live Activities (docs/live-activities.md) ------------------------------------------------------------------------

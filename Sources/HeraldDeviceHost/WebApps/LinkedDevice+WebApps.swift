@@ -37,12 +37,35 @@ extension LinkedDevice {
                     applicationServerKey: app.applicationServerKey.base64URL,
                     token: app.subscriptionID
                 )
-                await app.subscribed(endpoint: answer.endpoint)
+                await app.subscribed(endpoint: answer.endpoint, unsubscribeOnPermissionRemoval: answer.unsubscribeOnPermissionRemoval)
                 onEvent(.webPushSubscribed(app, subscription: WebApp.subscriptionJSON(endpoint: answer.endpoint, keys: app.keys)))
+                // The user removed the permission while the device was away, and the push service wants to hear of it.
+                if await app.permissionRemoved, await app.removePermission(afterSubscribing: true) {
+                    try await unsubscribe(app, subscriber: subscriber)
+                }
             } catch let error as DeviceLinkError {
                 onEvent(.serverError(error))
             }
         }
+    }
+
+    /// The user removes a web app's permission for notifications (the `removePermission` interaction,
+    /// ``WebApp/removePermission()``); the push service hears of it when it asked to (`web-push-unsubscribe`), now when
+    /// the link is open, else on the next connection.
+    public func removePermission(of app: WebApp) async throws {
+        guard await app.removePermission(), let client = state.withLock({ $0.client }) else { return }
+        try await unsubscribe(app, subscriber: client)
+    }
+
+    /// Tells the push service that a web app's subscription ended (`web-push-unsubscribe`): pushes to its endpoint then
+    /// get `410`. A broken link leaves it for the next connection, which tells it again.
+    private func unsubscribe(_ app: WebApp, subscriber: some WebPushSubscriber) async throws {
+        do {
+            try await subscriber.unsubscribeWebPush(token: app.subscriptionID)
+        } catch let error as DeviceLinkError where error.code == .notRegistered {
+            // Ended already.
+        }
+        onEvent(.webPushRevoked(app))
     }
 
     /// Runs one delivered message through its web app and returns the reports; a revocation is told to the push

@@ -35,6 +35,10 @@ extension WebApp {
             return delivery
         }
         if case .revoked(let reason) = subscription { return notShown("the subscription was revoked: \(reason)") }
+        // Safari hands nothing to the page once its permission is gone; not a silent push of the site's.
+        if permissionRemoved {
+            return notShown("the user removed the web app's permission for notifications: dropped, though the push service answered 201")
+        }
         guard let message = WebPushStoredMessage(payload: notification.payload) else {
             return notShown("the payload is not a web push message ({\"web_push_message\":{…}})")
         }

@@ -53,6 +53,7 @@ extension WebApp {
         var object: [String: JSONValue] = [
             "origin": .string(origin), "kind": .string(configuration.kind.rawValue), "subscription": .string(subscriptionID.hex),
             "silentPushes": .integer(silentPushes), "notifications": .array(notifications.map(\.screen)),
+            "permission": .string(permissionRemoved ? "removed" : "granted"),
         ]
         switch subscription {
         case .pending: object["state"] = "pending"

@@ -78,6 +78,11 @@ public actor WebApp {
     public internal(set) var badge: AppBadgeChange?
     /// The pushes that showed nothing, counted against the subscription.
     public internal(set) var silentPushes = 0
+    /// Whether the user removed the web app's permission for notifications (``removePermission()``): what arrives then
+    /// is dropped (`not-shown`), not counted as a silent push.
+    public internal(set) var permissionRemoved = false
+    /// Whether the push service asked the device to unsubscribe when the permission is removed (`web-push-subscribed`).
+    var unsubscribesOnPermissionRemoval = false
 
     let worker: ServiceWorkerHost?
     var workerStarted = false
@@ -131,9 +136,32 @@ public actor WebApp {
 
     /// The push service subscribed the web app at `endpoint` (on each connection; the same endpoint again).
     /// A revoked subscription stays revoked.
-    public func subscribed(endpoint: String) {
+    public func subscribed(endpoint: String, unsubscribeOnPermissionRemoval: Bool = false) {
         if case .revoked = subscription { return }
         subscription = .subscribed(endpoint: endpoint)
+        unsubscribesOnPermissionRemoval = unsubscribeOnPermissionRemoval
+    }
+
+    /// The user removes the web app's permission for notifications (Safari's Settings → Websites → Notifications, or
+    /// the Home Screen web app's notification settings). Shown notifications stay where they are; what arrives from
+    /// then on is dropped. The push service is told only when it asked for it (`herald serve
+    /// --web-push-removed-permission unregistered`): the subscription is then revoked, and its endpoint answers `410`;
+    /// otherwise it goes on answering `201`, as Apple's is reported to (docs/web-push.md). A restarted
+    /// `herald device --web-app` asks again, and the command line is the user's yes.
+    ///
+    /// Returns whether the device must unsubscribe (`web-push-unsubscribe`).
+    public func removePermission() -> Bool {
+        removePermission(afterSubscribing: false)
+    }
+
+    /// ``removePermission()``, or (`afterSubscribing`) the same decision again once the push service has said whether
+    /// it wants to hear of it, for a permission removed while the device was away.
+    func removePermission(afterSubscribing: Bool) -> Bool {
+        guard !permissionRemoved || afterSubscribing else { return false }
+        permissionRemoved = true
+        guard unsubscribesOnPermissionRemoval, case .subscribed = subscription else { return false }
+        subscription = .revoked(reason: "the user removed the web app's permission for notifications")
+        return true
     }
 
     /// The subscription as the Push API's `PushSubscription.toJSON()` gives it to the page, one line (what a page

@@ -90,7 +90,8 @@ extension DeviceLinkServerMessage {
                     id: try reader.optionalString("id", context: context),
                     token: try Self.token(reader, context),
                     endpoint: try reader.string("endpoint", context: context),
-                    isNew: try reader.bool("isNew", context: context)
+                    isNew: try reader.bool("isNew", context: context),
+                    unsubscribeOnPermissionRemoval: try reader.optionalBool("unsubscribeOnPermissionRemoval", context: context) ?? false
                 )
             )
         case "web-push-unsubscribed":
@@ -222,6 +223,7 @@ extension DeviceLinkServerMessage {
             writer.member("token", reply.token.hex)
             writer.member("endpoint", reply.endpoint)
             writer.member("isNew", reply.isNew)
+            if reply.unsubscribeOnPermissionRemoval { writer.member("unsubscribeOnPermissionRemoval", true) }
         case .webPushUnsubscribed(let reply):
             writer = JSONTextWriter()
             writer.beginObject()

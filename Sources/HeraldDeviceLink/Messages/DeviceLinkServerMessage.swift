@@ -60,9 +60,12 @@ public struct DeviceLinkInteraction: Sendable, Hashable {
         public static let playPause = Self(rawValue: "playPause")
         /// Move the app to another state; needs `state` (`foreground`, `background`, `notRunning`, …).
         public static let setState = Self(rawValue: "setState")
+        /// Remove a web app's permission for notifications (Safari's Settings → Websites → Notifications); the app is
+        /// the web app's origin.
+        public static let removePermission = Self(rawValue: "removePermission")
 
         /// Every kind a device runs.
-        public static let allKnown: [Kind] = [.tap, .action, .dismiss, .expand, .collapse, .playPause, .setState]
+        public static let allKnown: [Kind] = [.tap, .action, .dismiss, .expand, .collapse, .playPause, .setState, .removePermission]
 
         /// Whether devices know this kind.
         public var isKnown: Bool { Self.allKnown.contains(self) }

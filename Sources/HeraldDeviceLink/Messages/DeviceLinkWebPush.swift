@@ -34,13 +34,18 @@ public struct DeviceLinkWebPushSubscription: Sendable, Hashable {
     public var endpoint: String
     /// Whether this request registered it (`false`: it already was).
     public var isNew: Bool
+    /// Whether the device unsubscribes (`web-push-unsubscribe`) when its user removes the web app's permission, so that
+    /// the endpoint then answers `410` (`herald serve --web-push-removed-permission unregistered`). `false` by default:
+    /// Apple's push service is reported to go on answering `201` and the browser drops what comes (docs/web-push.md).
+    public var unsubscribeOnPermissionRemoval: Bool
 
     /// Creates a reply.
-    public init(id: String?, token: DeviceToken, endpoint: String, isNew: Bool) {
+    public init(id: String?, token: DeviceToken, endpoint: String, isNew: Bool, unsubscribeOnPermissionRemoval: Bool = false) {
         self.id = id
         self.token = token
         self.endpoint = endpoint
         self.isNew = isNew
+        self.unsubscribeOnPermissionRemoval = unsubscribeOnPermissionRemoval
     }
 }
 

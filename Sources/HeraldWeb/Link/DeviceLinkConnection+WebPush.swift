@@ -39,7 +39,13 @@ extension DeviceLinkConnection {
                 replaced = try await services.registry.tokens(deviceID: deviceID).first { $0.token == previous.token && !$0.isActive }
             }
             return .webPushSubscribed(
-                DeviceLinkWebPushSubscription(id: request.id, token: request.token, endpoint: endpoint, isNew: registered.isNew),
+                DeviceLinkWebPushSubscription(
+                    id: request.id,
+                    token: request.token,
+                    endpoint: endpoint,
+                    isNew: registered.isNew,
+                    unsubscribeOnPermissionRemoval: services.configuration.webPush.unsubscribeOnPermissionRemoval
+                ),
                 replaced: replaced.map { ($0.token, $0.unregisteredAtMilliseconds ?? services.clock.nowMilliseconds()) }
             )
         } catch let error as StoreError where error == .duplicateDeviceToken {

@@ -31,6 +31,11 @@ public struct WebPushEndpoints: Sendable {
     /// The default is `herald serve`'s default TLS port, 2197; `HeraldServer` asks its gateway.
     public var providerPort: @Sendable () async -> ProviderPort? = { ProviderPort(scheme: "https", port: 2197) }
 
+    /// Whether devices unsubscribe when their user removes a web app's permission, so that its endpoint answers `410`
+    /// (`herald serve --web-push-removed-permission unregistered`); told to each device in `web-push-subscribed`. Default
+    /// `false`: the push service goes on answering `201`, as Apple's is reported to, and the browser drops what comes.
+    public var unsubscribeOnPermissionRemoval = false
+
     /// The default: the provider port 2197 over TLS, no origin of its own.
     public init() {}
 

@@ -25,7 +25,7 @@ struct ConsoleWebAppBrowserTests {
     static var screenshots: URL { Interop.packageRoot.appendingPathComponent(".build/test-output/console-web-apps") }
     static var script: String { Interop.packageRoot.appendingPathComponent("Tests/Interop/console_webapp_browser.py").path }
 
-    @Test("a Mac's web app notification on the console, tapped into its trace; a refused web push listed and explained")
+    @Test("a Mac's web app notification on the console, tapped into its trace; a refused web push listed and explained; Remove permission")
     func webAppOnConsole() async throws {
         let python = try await Interop.python()
         try await ConsoleBrowserTests.requireBrowser(python: python)
@@ -76,7 +76,9 @@ struct ConsoleWebAppBrowserTests {
             let failure = "console_webapp_browser.py failed after step \(summary["failedAfter"] ?? "-"): \(summary["error"] ?? "exit \(run.status)")"
             try #require(run.status == 0 && !run.timedOut && summary["ok"] as? Bool == true, "\(failure)\n\(context)")
             #expect(
-                summary["steps"] as? [String] == ["web-app-on-mac", "home-screen-web-app", "web-app-tapped", "web-app-dismissed", "refused-trace"],
+                summary["steps"] as? [String] == [
+                    "web-app-on-mac", "home-screen-web-app", "web-app-tapped", "web-app-dismissed", "refused-trace", "permission-removed",
+                ],
                 "\(context)"
             )
 
@@ -119,13 +121,14 @@ struct ConsoleWebAppBrowserTests {
             #expect(summary["refusedStatus"] as? Int == 403, "\(context)")
             #expect(summary["refusedRecentState"] as? String == "refused · BadJwtToken", "\(context)")
             #expect(summary["refusedTrace"] as? [String] == ["refused"], "\(context)")
+            #expect(summary["permission"] as? String == "permission removed", "the row after Remove permission: \(context)")
             #expect(summary["refusalStatus"] as? String == "403 BadJwtToken", "\(context)")
             #expect(summary["refusalExplanation"] as? String == "VAPID: no Authorization header", "\(context)")
 
             #expect(summary["browserErrors"] as? [String] == [], "\(context)")
             #expect(summary["cspViolations"] as? [String] == [], "\(context)")
             let screenshots = summary["screenshots"] as? [String] ?? []
-            #expect(screenshots.count == 8, "\(context)")
+            #expect(screenshots.count == 9, "\(context)")
             for path in screenshots {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
                 #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(path) is not a PNG")

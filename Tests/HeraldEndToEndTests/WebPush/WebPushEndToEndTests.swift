@@ -66,10 +66,11 @@ struct WebPushEndToEndTests {
     /// A workspace with `herald serve`, a device `mac` and a site, the device running the site's web app; `body` gets
     /// them and the subscription's `toJSON()` line. The device and the server are stopped after it.
     static func withWebApp(
+        serveOptions: [String] = [],
         _ body: (HeraldWorkspace, HeraldServeProcess, DeviceCredentials, Site, ExternalProcess, String) async throws -> Void
     ) async throws {
         try await HeraldWorkspace.with { workspace in
-            let server = try await HeraldServeProcess.start(in: workspace)
+            let server = try await HeraldServeProcess.start(in: workspace, options: serveOptions)
             let mac = try await workspace.addDevice("mac")
             let site = try Site(in: workspace.data)
             let (device, subscription) = try await startWebApp(workspace, server, device: (mac.id, mac.secret), site: site)
@@ -110,6 +111,49 @@ struct WebPushEndToEndTests {
             let metrics = try await server.metrics()
             let accepted = metrics.split(separator: "\n").first { $0.hasPrefix("herald_web_push_requests_total{") && $0.contains(#"status="201""#) }
             #expect(accepted?.hasSuffix(" 1") == true, "\(metrics)")
+        }
+    }
+
+    @Test(
+        "the user removes the web app's permission (removePermission): by default pywebpush still gets 201 and the trace says not-shown; with --web-push-removed-permission unregistered, 410",
+        arguments: [false, true]
+    )
+    func removedPermission(answersUnregistered: Bool) async throws {
+        let options = answersUnregistered ? ["--web-push-removed-permission", "unregistered"] : []
+        try await Self.withWebApp(serveOptions: options) { workspace, server, mac, site, device, subscription in
+            let data = #"{"title":"Before","body":"allowed"}"#
+            let before = try await site.send(subscription, data: ["--data", data])
+            #expect(before.status == 201, "\(before)")
+            _ = try await server.waitForNotification(try Self.apnsID(before), "shown") { $0.kinds.contains("shown") }
+
+            // The console's button, or any test: the inspection API's interaction, run by the device.
+            let (status, answer) = try await server.webPost(
+                "/api/v1/devices/\(mac.id)/interactions",
+                json: #"{"kind":"removePermission","bundleID":"\#(Self.origin)"}"#
+            )
+            #expect(status == 200, "\(status) \(answer ?? [:])")
+            let (_, screen) = try await server.inspect("/api/v1/devices/\(mac.id)/screen")
+            let webApps = ((screen?["screen"] as? [String: Any])?["webApps"] as? [[String: Any]]) ?? []
+            #expect(webApps.first?["permission"] as? String == "removed", "\(screen ?? [:])")
+
+            if answersUnregistered {
+                // The device told the push service: the endpoint answers 410 from then on, and nothing is stored.
+                try await eventually("410 once the device unsubscribed", within: .seconds(60)) { () -> PyWebPushAnswer? in
+                    let answer = try await site.send(subscription, data: ["--data", #"{"title":"After"}"#])
+                    return answer.status == 410 ? answer : nil
+                }
+            } else {
+                // As Apple's is reported to: 201, delivered, and dropped by the browser; the trace says why.
+                let after = try await site.send(subscription, data: ["--data", #"{"title":"After","body":"dropped"}"#])
+                #expect(after.status == 201, "\(after)")
+                let traced = try await server.waitForNotification(try Self.apnsID(after), "not-shown") { $0.kinds.contains("not-shown") }
+                #expect(!traced.kinds.contains("shown"), "\(traced)")
+                #expect((traced.detail(of: "not-shown")?["reason"] as? String)?.contains("removed the web app's permission") == true, "\(traced)")
+                let (_, again) = try await server.inspect("/api/v1/devices/\(mac.id)/screen")
+                let apps = ((again?["screen"] as? [String: Any])?["webApps"] as? [[String: Any]]) ?? []
+                // Not a silent push of the site's: the subscription is not counted toward revocation.
+                #expect(apps.first?["silentPushes"] as? Int == 0, "\(again ?? [:])")
+            }
         }
     }
 
