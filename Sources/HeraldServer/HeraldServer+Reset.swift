@@ -6,7 +6,7 @@ import HeraldStore
 /// What `POST /api/v1/reset` (and the testing kit's ``HeraldServer/reset(_:)``) clears.
 public struct ResetOptions: Sendable, Hashable {
     /// Every notification and its trace: those waiting are `discarded` (reason `reset`) first, then every
-    /// notification in a final state is deleted.
+    /// notification in a final state is deleted; the web pushes the push service refused are forgotten.
     public var notifications = true
     /// Every fault rule, and the log of the requests they applied to.
     public var faults = true
@@ -35,16 +35,23 @@ extension HeraldServer {
     /// A notification accepted while the reset runs is either discarded and deleted or kept and delivered, never half
     /// of each: the engine discards what it holds and writes it, then only notifications in a final state are deleted.
     public func reset(_ options: ResetOptions = ResetOptions()) async throws -> ResetResult {
-        try await Self.reset(store: store, engine: engine, faults: faults, options: options)
+        try await Self.reset(store: store, engine: engine, faults: faults, refusals: webPushRefusals, options: options)
     }
 
-    static func reset(store: any NotificationStore, engine: DeliveryEngine, faults: FaultTable, options: ResetOptions) async throws -> ResetResult {
+    static func reset(
+        store: any NotificationStore,
+        engine: DeliveryEngine,
+        faults: FaultTable,
+        refusals: WebPushRefusalLog,
+        options: ResetOptions
+    ) async throws -> ResetResult {
         var result = ResetResult()
         if options.faults {
             result.faultsRemoved = faults.removeAll()
             faults.log.removeAll()
         }
         guard options.notifications else { return result }
+        refusals.removeAll()
         result.discarded = await engine.discardAll(reason: "reset")
         var after: Int64 = 0
         while true {

@@ -27,6 +27,8 @@ public struct HeraldServer: Sendable {
     public let gateway: Gateway
     /// The fault rules in force on the provider API (docs/faults.md).
     public let faults: FaultTable
+    /// The web pushes the push service refused, kept in memory for their traces (docs/web-push.md).
+    public let webPushRefusals: WebPushRefusalLog
     /// Which devices subscribe to which broadcast channels, and the fan-out of each broadcast (docs/broadcast.md).
     public let channels: ChannelHub
     /// The device link and inspection API, unless the web port is disabled.
@@ -157,7 +159,8 @@ public struct HeraldServer: Sendable {
             .addRoutes(to: &routes)
             MetricsEndpoint(registry: metrics).addRoutes(to: &routes)
             FaultsAPI(faults: faults, clock: configuration.clock).addRoutes(to: &routes)
-            ResetAPI(reset: { try await Self.reset(store: store, engine: engine, faults: faults, options: $0) }).addRoutes(to: &routes)
+            ResetAPI(reset: { try await Self.reset(store: store, engine: engine, faults: faults, refusals: webPushRefusals, options: $0) })
+                .addRoutes(to: &routes)
             ConsoleResponder().addRoutes(to: &routes)
             var webConfiguration = webConfiguration
             let usesTLS = gatewayConfiguration.tlsPort != nil
@@ -200,6 +203,7 @@ public struct HeraldServer: Sendable {
         self.gateway = gateway
         self.channels = channels
         self.faults = faults
+        self.webPushRefusals = webPushRefusals
         self.store = store
         self.engine = engine
         self.pki = pki

@@ -166,7 +166,7 @@ struct TestWebAppTests {
         }
     }
 
-    @Test("from any language: the inspection API's wait finds a web push by its subscription id; a reset keeps the web app subscribed")
+    @Test("from any language: the inspection API's wait finds a web push by its subscription id; a reset keeps the web app subscribed and forgets refusals")
     func waitAndResetOverHTTP() async throws {
         try await withHeraldServer(.cleartextOnly) { server in
             let site = WebPushSite()
@@ -178,9 +178,18 @@ struct TestWebAppTests {
             let listed = answer.object?["notifications"] as? [[String: Any]] ?? []
             #expect(listed.compactMap { $0["apnsID"] as? String } == [apnsID])
 
+            // A refused push has a trace of its own (kept in memory): a reset forgets it too.
+            let refused = try await server.sendWebPush(Self.declarative("Refused"), to: web, from: WebPushSite(origin: site.origin))
+            let refusedID = try #require(refused.apnsID)
+            #expect(refused.status == 403)
+            let refusedTrace = try await ConsoleHTTP.get(server.inspectionURL, "notifications/\(refusedID)/trace")
+            let kinds = (refusedTrace.object?["trace"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+            #expect(refusedTrace.status == 200 && kinds == ["refused"], "\(refusedTrace.status) \(refusedTrace.object ?? [:])")
+
             let reset = try await ConsoleHTTP.post(server.inspectionURL, "reset", [:])
             #expect(reset.status == 200)
             #expect(try await server.state(of: apnsID) == nil)
+            #expect(try await ConsoleHTTP.get(server.inspectionURL, "notifications/\(refusedID)/trace").status == 404)
             // The device and its subscription stay: the same endpoint takes the next push.
             let after = try await server.sendWebPush(Self.declarative("After the reset"), to: web, from: site)
             #expect(after.status == 201, "\(after)")
