@@ -166,7 +166,9 @@ struct TestWebAppTests {
         }
     }
 
-    @Test("from any language: the inspection API's wait finds a web push by its subscription id; a reset keeps the web app subscribed and forgets refusals")
+    @Test(
+        "from any language: the inspection API's wait finds a web push by its subscription id; a reset keeps the web app subscribed and forgets refusals"
+    )
     func waitAndResetOverHTTP() async throws {
         try await withHeraldServer(.cleartextOnly) { server in
             let site = WebPushSite()
