@@ -19,6 +19,9 @@ struct NotificationFilterTests {
             let online = try await device.token(for: Self.app)
             let offline = try await server.offlineToken(for: Self.other)
             var ids: [String: String] = [:]
+            // What the `since` filter asks for: read on the server's clock (the system's plus the jump) just after the
+            // jump, so that "second" is accepted after it however long a loaded machine takes, and "first" 10 s before.
+            var since: Int64 = 0
             try await server.withProviderClient(tls: false) { client in
                 func send(_ name: String, to token: String, topic: String, collapseID: String? = nil) async throws {
                     let payload = Array(#"{"aps":{"alert":"\#(name)"},"order":"\#(name)"}"#.utf8)
@@ -32,11 +35,11 @@ struct NotificationFilterTests {
                 // the jump, ten seconds late by the server's clock.
                 try await server.expectState(of: ids["first"]!, is: .delivered, within: .seconds(5))
                 server.clock.advance(by: .seconds(10))
+                since = server.clock.nowMilliseconds()
                 try await send("second", to: online, topic: Self.app)
                 try await send("waiting", to: offline, topic: Self.other)
             }
             try await server.expectState(of: ids["second"]!, is: .delivered, within: .seconds(5))
-            let since = server.clock.nowMilliseconds() - 5_000
 
             func names(_ query: String) async throws -> [String] {
                 let answer = try await ConsoleHTTP.get(server.inspectionURL, "notifications?" + query)
