@@ -128,6 +128,19 @@ struct WebAppTests {
             return
         }
         #expect(reason.contains("removed the web app's permission"))
+
+        // Removed while the device was away (not yet subscribed): the next subscription's answer decides.
+        let away = try site.webApp()
+        #expect(await away.removePermission() == false)
+        #expect(await away.subscribed(endpoint: "https://127.0.0.1:2197/push/\(away.subscriptionID.hex)", unsubscribeOnPermissionRemoval: true))
+        guard case .revoked = await away.subscription else {
+            Issue.record("the subscription is \(await away.subscription)")
+            return
+        }
+        let kept = try site.webApp()
+        #expect(await kept.removePermission() == false)
+        #expect(await kept.subscribed(endpoint: "https://127.0.0.1:2197/push/\(kept.subscriptionID.hex)") == false)
+        #expect(await kept.endpoint != nil, "answered as sent: the subscription stays")
     }
 
     @Test("a mutable declarative message whose worker shows nothing falls back to the declarative notification, uncounted")

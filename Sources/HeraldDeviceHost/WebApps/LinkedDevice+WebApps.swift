@@ -37,12 +37,13 @@ extension LinkedDevice {
                     applicationServerKey: app.applicationServerKey.base64URL,
                     token: app.subscriptionID
                 )
-                await app.subscribed(endpoint: answer.endpoint, unsubscribeOnPermissionRemoval: answer.unsubscribeOnPermissionRemoval)
+                let mustUnsubscribe = await app.subscribed(
+                    endpoint: answer.endpoint,
+                    unsubscribeOnPermissionRemoval: answer.unsubscribeOnPermissionRemoval
+                )
                 onEvent(.webPushSubscribed(app, subscription: WebApp.subscriptionJSON(endpoint: answer.endpoint, keys: app.keys)))
                 // The user removed the permission while the device was away, and the push service wants to hear of it.
-                if await app.permissionRemoved, await app.removePermission(afterSubscribing: true) {
-                    try await unsubscribe(app, subscriber: subscriber)
-                }
+                if mustUnsubscribe { try await unsubscribe(app, subscriber: subscriber) }
             } catch let error as DeviceLinkError {
                 onEvent(.serverError(error))
             }

@@ -134,12 +134,17 @@ public actor WebApp {
         return nil
     }
 
-    /// The push service subscribed the web app at `endpoint` (on each connection; the same endpoint again).
-    /// A revoked subscription stays revoked.
-    public func subscribed(endpoint: String, unsubscribeOnPermissionRemoval: Bool = false) {
-        if case .revoked = subscription { return }
+    /// The push service subscribed the web app at `endpoint` (on each connection; the same endpoint again), and said
+    /// whether it wants to hear of a removed permission. A revoked subscription stays revoked.
+    ///
+    /// Returns whether the device must unsubscribe now: the user removed the permission while the device was away, and
+    /// the push service wants to hear of it (``removePermission()``).
+    @discardableResult
+    public func subscribed(endpoint: String, unsubscribeOnPermissionRemoval: Bool = false) -> Bool {
+        if case .revoked = subscription { return false }
         subscription = .subscribed(endpoint: endpoint)
         unsubscribesOnPermissionRemoval = unsubscribeOnPermissionRemoval
+        return permissionRemoved && revokeForRemovedPermission()
     }
 
     /// The user removes the web app's permission for notifications (Safari's Settings → Websites → Notifications, or
@@ -151,14 +156,14 @@ public actor WebApp {
     ///
     /// Returns whether the device must unsubscribe (`web-push-unsubscribe`).
     public func removePermission() -> Bool {
-        removePermission(afterSubscribing: false)
+        guard !permissionRemoved else { return false }
+        permissionRemoved = true
+        return revokeForRemovedPermission()
     }
 
-    /// ``removePermission()``, or (`afterSubscribing`) the same decision again once the push service has said whether
-    /// it wants to hear of it, for a permission removed while the device was away.
-    func removePermission(afterSubscribing: Bool) -> Bool {
-        guard !permissionRemoved || afterSubscribing else { return false }
-        permissionRemoved = true
+    /// Revokes the subscription for the removed permission when the push service asked to hear of it; returns whether
+    /// it did.
+    private func revokeForRemovedPermission() -> Bool {
         guard unsubscribesOnPermissionRemoval, case .subscribed = subscription else { return false }
         subscription = .revoked(reason: "the user removed the web app's permission for notifications")
         return true
