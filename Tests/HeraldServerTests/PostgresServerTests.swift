@@ -96,7 +96,9 @@ struct PostgresServerTests {
         let forwarder = try TCPForwarder(toLoopbackPort: try PostgresTestServer.port())
         var options = HeraldTestServer.Options()
         options.database = PostgresTestServer.url(url, port: forwarder.port)
-        options.databaseOperationTimeout = .seconds(3)
+        // The kit's 10 s deadline, not a shorter one: the cut refuses connections at once, so the 503s come without
+        // waiting for it, while a 3 s deadline made the server's own start fail on a loaded CI machine.
+        options.databaseOperationTimeout = .seconds(10)
         try await withHeraldServer(options) { server in
             let device = try await server.addDevice(apps: [Self.app])
             let client = try server.makeProviderClient(tls: false)
